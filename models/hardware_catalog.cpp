@@ -1,0 +1,80 @@
+#include "models/hardware_catalog.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <stdexcept>
+
+#include "models/embedded_data.hpp"
+
+namespace clustersim {
+namespace {
+
+YAML::Node load(std::string_view file) {
+    const std::string_view text = embedded_file(file);
+    if (text.empty()) throw std::logic_error("missing built-in data file " + std::string(file));
+    return YAML::Load(std::string(text));
+}
+
+template <class T>
+const T* find_in(const std::map<std::string, T>& m, const std::string& name) {
+    auto it = m.find(name);
+    return it == m.end() ? nullptr : &it->second;
+}
+
+}  // namespace
+
+const HardwareCatalog& HardwareCatalog::builtin() {
+    static const HardwareCatalog catalog = [] {
+        HardwareCatalog c;
+        for (const auto& kv : load("link_layers.yaml")) {
+            LinkLayerPreset p;
+            p.name = kv.first.as<std::string>();
+            const auto& n = kv.second;
+            p.description = n["description"].as<std::string>();
+            p.header_bytes = n["header_bytes"].as<std::uint32_t>();
+            p.mtu_bytes = n["mtu_bytes"].as<std::uint32_t>();
+            p.link_delay_ns = n["link_delay_ns"].as<double>();
+            c.link_layers_[p.name] = p;
+        }
+        for (const auto& kv : load("switches.yaml")) {
+            SwitchPreset p;
+            p.name = kv.first.as<std::string>();
+            const auto& n = kv.second;
+            p.description = n["description"].as<std::string>();
+            p.radix = n["radix"].as<std::uint32_t>();
+            p.port_rate_gbps = n["port_rate_gbps"].as<double>();
+            p.latency_ns = n["latency_ns"].as<double>();
+            p.port_buffer_bytes = n["port_buffer_bytes"].as<std::uint64_t>();
+            p.link_layer = n["link_layer"].as<std::string>();
+            if (!c.link_layers_.count(p.link_layer))
+                throw std::logic_error("switch preset " + p.name + " names unknown link layer");
+            c.switches_[p.name] = p;
+        }
+        for (const auto& kv : load("nics.yaml")) {
+            NicPreset p;
+            p.name = kv.first.as<std::string>();
+            p.description = kv.second["description"].as<std::string>();
+            p.port_rate_gbps = kv.second["port_rate_gbps"].as<double>();
+            c.nics_[p.name] = p;
+        }
+        return c;
+    }();
+    return catalog;
+}
+
+const SwitchPreset* HardwareCatalog::find_switch(const std::string& name) const {
+    return find_in(switches_, name);
+}
+const LinkLayerPreset* HardwareCatalog::find_link_layer(const std::string& name) const {
+    return find_in(link_layers_, name);
+}
+const NicPreset* HardwareCatalog::find_nic(const std::string& name) const {
+    return find_in(nics_, name);
+}
+std::vector<std::string> HardwareCatalog::switch_names() const {
+    std::vector<std::string> out;
+    for (const auto& kv : switches_) out.push_back(kv.first);
+    return out;
+}
+
+}  // namespace clustersim

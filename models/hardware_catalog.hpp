@@ -1,0 +1,47 @@
+#pragma once
+// Hardware presets read from the data files (each figure with its source beside it there).
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace clustersim {
+
+struct LinkLayerPreset {
+    std::string name, description;
+    std::uint32_t header_bytes = 0;
+    std::uint32_t mtu_bytes = 0;
+    double link_delay_ns = 0;
+};
+
+struct SwitchPreset {
+    std::string name, description;
+    std::uint32_t radix = 0;
+    double port_rate_gbps = 0;
+    double latency_ns = 0;
+    std::uint64_t port_buffer_bytes = 0;
+    std::string link_layer;
+};
+
+struct NicPreset {
+    std::string name, description;
+    double port_rate_gbps = 0;
+};
+
+class HardwareCatalog {
+public:
+    /// The presets built into the binary (parsed once).
+    static const HardwareCatalog& builtin();
+
+    const SwitchPreset* find_switch(const std::string& name) const;
+    const LinkLayerPreset* find_link_layer(const std::string& name) const;
+    const NicPreset* find_nic(const std::string& name) const;
+    std::vector<std::string> switch_names() const;
+
+private:
+    std::map<std::string, SwitchPreset> switches_;
+    std::map<std::string, LinkLayerPreset> link_layers_;
+    std::map<std::string, NicPreset> nics_;
+};
+
+}  // namespace clustersim

@@ -1,0 +1,28 @@
+#pragma once
+// A unidirectional link: fixed rate and delay, packets in flight held in arrival order, and at
+// most one pending event (the arrival of the head packet).
+#include <cstdint>
+
+#include "models/port_graph.hpp"
+#include "sim/data_rate.hpp"
+#include "sim/ring_buffer.hpp"
+
+namespace clustersim {
+
+struct InFlight {
+    Time arrival;
+    std::uint32_t packet = kNone;
+};
+
+struct Link {
+    SerialisationClock clock;
+    DataRate rate;
+    Time propagation;
+    Time arrival_delay;  // propagation plus the forwarding latency of the receiving switch
+    NodeRef to;
+    RingBuffer<InFlight> in_flight;
+    std::uint64_t bytes_carried = 0;    // wire bytes, headers included
+    std::uint64_t packets_carried = 0;
+};
+
+}  // namespace clustersim

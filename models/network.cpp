@@ -1,0 +1,310 @@
+#include "models/network.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "sim/random.hpp"
+
+namespace clustersim {
+
+Network::Network(Simulator& sim, const PortGraph& graph, const ForwardingTables& routes,
+                 const Workload& workload, const NetworkParams& params)
+    : sim_(sim), graph_(graph), routes_(routes), workload_(workload), params_(params) {
+    if (params_.mtu_bytes == 0) throw std::invalid_argument("mtu_bytes must be positive");
+    const auto channels = graph.channels();
+    links_.resize(channels.size());
+    ports_.resize(channels.size());
+    first_endpoint_channel_ = static_cast<std::uint32_t>(channels.size());
+    const bool lossless = params_.flow_control == FlowControl::Credit;
+    for (std::uint32_t c = 0; c < channels.size(); ++c) {
+        const Channel& ch = channels[c];
+        Link& l = links_[c];
+        l.rate = ch.rate;
+        l.clock = SerialisationClock(ch.rate);
+        l.propagation = ch.propagation;
+        l.to = ch.to;
+        l.arrival_delay = ch.propagation;
+        EgressPort& p = ports_[c];
+        if (ch.to.kind == NodeKind::Switch) {
+            const SwitchInfo& sw = graph.switches()[ch.to.index];
+            l.arrival_delay = ch.propagation + sw.latency;
+            p.unlimited_credits = !lossless;
+            p.credits_bytes = static_cast<std::int64_t>(sw.port_buffer_bytes);
+        }
+        if (ch.from.kind == NodeKind::Switch) {
+            p.buffer_bytes = graph.switches()[ch.from.index].port_buffer_bytes;
+        } else {
+            first_endpoint_channel_ = std::min(first_endpoint_channel_, c);
+        }
+    }
+
+    const std::uint32_t endpoints = graph.endpoint_count();
+    nics_.resize(endpoints);
+    endpoint_switch_.assign(endpoints, kNone);
+    endpoint_edge_.assign(endpoints, kNone);
+    endpoint_down_channel_.assign(endpoints, kNone);
+    for (std::uint32_t e = 0; e < endpoints; ++e) {
+        const NodeRef node{NodeKind::Endpoint, e};
+        if (graph.channels_of(node) == 0) continue;  // unattached endpoint: never a source
+        const std::uint32_t up = graph.first_channel(node);
+        nics_[e].channel = up;
+        const Channel& ch = channels[up];
+        if (ch.to.kind != NodeKind::Switch)
+            throw std::invalid_argument("an endpoint must attach to a switch");
+        endpoint_switch_[e] = ch.to.index;
+        endpoint_edge_[e] = routes.edge_index(ch.to.index);
+        endpoint_down_channel_[e] = ch.reverse;
+    }
+    switch_salt_.resize(graph.switch_count());
+    RandomStream salts(params_.seed, "ecmp-salt");
+    for (auto& s : switch_salt_) s = salts();
+
+    state_.resize(workload.messages.size());
+    entropy_.resize(workload.messages.size());
+    for (std::size_t m = 0; m < workload.messages.size(); ++m) {
+        const auto& spec = workload.messages[m];
+        // The flow's header fields (src, dst, queue pair) hashed once: one flow, one path.
+        entropy_[m] = static_cast<std::uint32_t>(
+            mix64((static_cast<std::uint64_t>(spec.src) << 32 | spec.dst) ^ mix64(spec.label)));
+    }
+    triggers_.resize(workload.triggers.size());
+    for (std::size_t t = 0; t < workload.triggers.size(); ++t)
+        triggers_[t].remaining = workload.triggers[t].count;
+}
+
+void Network::start() {
+    for (std::uint32_t m = 0; m < workload_.messages.size(); ++m) {
+        const auto& spec = workload_.messages[m];
+        if (spec.start != Time::never() && spec.start_trigger == kNone)
+            sim_.schedule(spec.start, m, kMessageStart);
+    }
+}
+
+void Network::handle(const Event& e) {
+    switch (e.kind) {
+        case kLinkArrival:
+            on_link_arrival(e.target);
+            break;
+        case kPortWake: {
+            EgressPort& p = ports_[e.target];
+            if (e.time != p.wake_at) return;  // superseded by an earlier wake-up
+            p.wake_at = Time::never();
+            service_port(e.target);
+            break;
+        }
+        case kMessageStart:
+            start_message(e.target);
+            break;
+        case kMessageDone:
+            finish_message(e.target);
+            break;
+        case kSendDone:
+            activate(workload_.messages[e.target].send_done_trigger);
+            break;
+        default:
+            throw std::logic_error("unknown event kind");
+    }
+}
+
+void Network::arm(std::uint32_t ch, Time at) {
+    EgressPort& p = ports_[ch];
+    if (at < p.wake_at) {
+        p.wake_at = at;
+        sim_.schedule(at, ch, kPortWake);
+    }
+}
+
+std::uint32_t Network::nic_next_wire_bytes(const Nic& nic) const {
+    if (nic.active.empty()) return 0;
+    const std::uint32_t m = nic.active[nic.next];
+    const std::uint64_t left = workload_.messages[m].bytes - state_[m].bytes_segmented;
+    return static_cast<std::uint32_t>(std::min<std::uint64_t>(left, params_.mtu_bytes)) +
+           params_.header_bytes;
+}
+
+std::uint32_t Network::nic_make_packet(Nic& nic, Time tx_end) {
+    const std::uint32_t m = nic.active[nic.next];
+    const MessageSpec& spec = workload_.messages[m];
+    MessageState& st = state_[m];
+    const auto payload = static_cast<std::uint32_t>(
+        std::min<std::uint64_t>(spec.bytes - st.bytes_segmented, params_.mtu_bytes));
+    const std::uint32_t id = pool_.acquire();
+    Packet& p = pool_[id];
+    p.message = m;
+    p.dst = spec.dst;
+    p.payload_bytes = payload;
+    p.wire_bytes = payload + params_.header_bytes;
+    p.entropy = entropy_[m];
+    if (st.bytes_segmented == 0) st.first_sent = sim_.now();
+    st.bytes_segmented += payload;
+    counters_.payload_sent += payload;
+    ++counters_.packets_sent;
+    if (st.bytes_segmented == spec.bytes) {
+        st.last_sent = tx_end;
+        if (spec.send_done_trigger != kNone) sim_.schedule(tx_end, m, kSendDone);
+        nic.active.erase(nic.active.begin() + static_cast<std::ptrdiff_t>(nic.next));
+        if (nic.next >= nic.active.size()) nic.next = 0;
+    } else if (++nic.next >= nic.active.size()) {
+        nic.next = 0;
+    }
+    return id;
+}
+
+void Network::service_port(std::uint32_t ch) {
+    EgressPort& port = ports_[ch];
+    const Time now = sim_.now();
+    if (now < port.busy_until) {
+        arm(ch, port.busy_until);
+        return;
+    }
+    const bool from_nic = is_endpoint_channel(ch);
+    Nic* nic = nullptr;
+    std::uint32_t wire = 0;
+    if (from_nic) {
+        nic = &nics_[graph_.channels()[ch].from.index];
+        wire = nic_next_wire_bytes(*nic);
+    } else if (!port.queue.empty()) {
+        wire = pool_[port.queue.head].wire_bytes;
+    }
+    if (wire == 0) return;
+    if (!port.unlimited_credits) {
+        while (!port.returning.empty() && port.returning.front().at <= now)
+            port.credits_bytes += port.returning.pop_front().bytes;
+        if (port.credits_bytes < static_cast<std::int64_t>(wire)) {
+            port.waiting_for_credit = true;
+            if (!port.returning.empty()) arm(ch, port.returning.front().at);
+            return;
+        }
+        port.waiting_for_credit = false;
+        port.credits_bytes -= wire;
+    }
+    Link& link = links_[ch];
+    const Time tx_end = now + link.clock.time_for(wire);
+    port.busy_until = tx_end;
+    std::uint32_t id;
+    if (from_nic) {
+        id = nic_make_packet(*nic, tx_end);
+    } else {
+        id = port.queue.pop(pool_);
+    }
+    Packet& p = pool_[id];
+    if (p.credit_channel != kNone) {
+        // The packet leaves this switch's buffer: its space is credited back upstream.
+        EgressPort& up = ports_[p.credit_channel];
+        const Time at = now + links_[p.credit_channel].propagation;
+        up.returning.push_back(CreditReturn{at, p.wire_bytes});
+        if (up.waiting_for_credit) arm(p.credit_channel, at);
+    }
+    p.credit_channel = port.unlimited_credits ? kNone : ch;
+    link.bytes_carried += wire;
+    ++link.packets_carried;
+    const bool was_idle = link.in_flight.empty();
+    link.in_flight.push_back(InFlight{tx_end + link.arrival_delay, id});
+    if (was_idle) sim_.schedule(tx_end + link.arrival_delay, ch, kLinkArrival);
+    const bool more = from_nic ? !nic->active.empty() : !port.queue.empty();
+    if (more) arm(ch, tx_end);
+}
+
+void Network::on_link_arrival(std::uint32_t ch) {
+    Link& link = links_[ch];
+    const InFlight f = link.in_flight.pop_front();
+    if (!link.in_flight.empty()) sim_.schedule(link.in_flight.front().arrival, ch, kLinkArrival);
+    ++pool_[f.packet].hops;
+    ++counters_.packet_hops;
+    if (link.to.kind == NodeKind::Switch) switch_receive(link.to.index, f.packet);
+    else endpoint_receive(f.packet);
+}
+
+std::uint32_t Network::route(std::uint32_t sw, const Packet& p) const {
+    if (endpoint_switch_[p.dst] == sw) return endpoint_down_channel_[p.dst];
+    const auto c = routes_.candidates(sw, endpoint_edge_[p.dst]);
+    if (c.size() == 1) return c[0];
+    const auto h = static_cast<std::uint32_t>(mix64(p.entropy ^ switch_salt_[sw]));
+    return c[(static_cast<std::uint64_t>(h) * c.size()) >> 32];
+}
+
+void Network::switch_receive(std::uint32_t sw, std::uint32_t id) {
+    Packet& p = pool_[id];
+    const std::uint32_t out = route(sw, p);
+    EgressPort& port = ports_[out];
+    if (params_.flow_control == FlowControl::Lossy &&
+        port.queue.bytes + p.wire_bytes > port.buffer_bytes) {
+        ++port.drops;
+        ++counters_.packets_dropped;
+        counters_.payload_dropped += p.payload_bytes;
+        const std::uint32_t m = p.message;
+        pool_.release(id);
+        if (packet_dropped.connected()) packet_dropped.emit(out, m);
+        return;
+    }
+    port.queue.push(pool_, id);
+    port.max_queue_bytes = std::max(port.max_queue_bytes, port.queue.bytes);
+    if (port.wake_at == Time::never()) service_port(out);
+}
+
+void Network::endpoint_receive(std::uint32_t id) {
+    const Packet& p = pool_[id];
+    const std::uint32_t m = p.message;
+    counters_.payload_delivered += p.payload_bytes;
+    MessageState& st = state_[m];
+    st.bytes_received += p.payload_bytes;
+    pool_.release(id);
+    if (st.bytes_received == workload_.messages[m].bytes) {
+        if (params_.extra_latency > Time::zero())
+            sim_.schedule(sim_.now() + params_.extra_latency, m, kMessageDone);
+        else
+            finish_message(m);
+    }
+}
+
+void Network::start_message(std::uint32_t m) {
+    const MessageSpec& spec = workload_.messages[m];
+    MessageState& st = state_[m];
+    if (st.started != Time::never()) return;  // started twice (e.g. two triggers): once counts
+    st.started = sim_.now();
+    if (spec.bytes == 0 || spec.src == spec.dst) {
+        // Nothing crosses the network: done as soon as it starts.
+        st.first_sent = st.last_sent = sim_.now();
+        st.bytes_segmented = spec.bytes;
+        st.bytes_received = spec.bytes;
+        if (spec.send_done_trigger != kNone) activate(spec.send_done_trigger);
+        finish_message(m);
+        return;
+    }
+    Nic& nic = nics_[spec.src];
+    if (nic.channel == kNone) throw std::logic_error("message from an unattached endpoint");
+    nic.active.push_back(m);
+    if (ports_[nic.channel].wake_at == Time::never()) service_port(nic.channel);
+}
+
+void Network::finish_message(std::uint32_t m) {
+    state_[m].finished = sim_.now();
+    ++counters_.messages_finished;
+    if (message_finished.connected()) message_finished.emit(m);
+    const std::uint32_t t = workload_.messages[m].recv_done_trigger;
+    if (t != kNone) activate(t);
+}
+
+void Network::activate(std::uint32_t t) {
+    const TriggerSpec& spec = workload_.triggers[t];
+    TriggerState& st = triggers_[t];
+    const Time at = sim_.now() + spec.delay;
+    switch (spec.kind) {
+        case TriggerKind::OneShot:
+            if (st.fired) return;
+            st.fired = true;
+            for (std::uint32_t m : spec.targets) sim_.schedule(at, m, kMessageStart);
+            break;
+        case TriggerKind::MultiShot:
+            if (st.next_target < spec.targets.size())
+                sim_.schedule(at, spec.targets[st.next_target++], kMessageStart);
+            break;
+        case TriggerKind::Barrier:
+            if (st.remaining == 0) return;
+            if (--st.remaining == 0)
+                for (std::uint32_t m : spec.targets) sim_.schedule(at, m, kMessageStart);
+            break;
+    }
+}
+
+}  // namespace clustersim

@@ -1,0 +1,118 @@
+#pragma once
+// The packet-level fabric at run time: NICs that segment and pace messages, links, switch
+// egress ports with lossless credits or tail drop, ECMP forwarding. One event handler, a
+// switch over event kinds: no virtual dispatch and no allocation per packet in steady state.
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "models/egress_port.hpp"
+#include "models/forwarding_tables.hpp"
+#include "models/link.hpp"
+#include "models/packet_pool.hpp"
+#include "models/port_graph.hpp"
+#include "models/workload.hpp"
+#include "sim/signal.hpp"
+#include "sim/simulator.hpp"
+
+namespace clustersim {
+
+enum class FlowControl : std::uint8_t { Credit, Lossy };
+
+struct NetworkParams {
+    std::uint32_t mtu_bytes = 4096;   // payload per packet
+    std::uint32_t header_bytes = 0;   // added to every packet on the wire
+    FlowControl flow_control = FlowControl::Credit;
+    std::uint64_t seed = 1;
+    Time extra_latency;               // added to every message's completion (what-if studies)
+};
+
+struct MessageState {
+    Time started = Time::never();    // eligible to send (start time or trigger)
+    Time first_sent = Time::never(); // first byte on the wire
+    Time last_sent = Time::never();  // last byte off the sender
+    Time finished = Time::never();   // last byte received
+    std::uint64_t bytes_segmented = 0;
+    std::uint64_t bytes_received = 0;
+};
+
+struct NetworkCounters {
+    std::uint64_t payload_sent = 0;       // message bytes put on the wire by senders
+    std::uint64_t payload_delivered = 0;  // message bytes that reached their destination
+    std::uint64_t payload_dropped = 0;
+    std::uint64_t packets_sent = 0;
+    std::uint64_t packets_dropped = 0;
+    std::uint64_t packet_hops = 0;        // packets crossing one link
+    std::uint64_t messages_finished = 0;
+};
+
+class Network {
+public:
+    enum EventKind : std::uint32_t { kPortWake, kLinkArrival, kMessageStart, kMessageDone, kSendDone };
+
+    Network(Simulator& sim, const PortGraph& graph, const ForwardingTables& routes,
+            const Workload& workload, const NetworkParams& params);
+
+    /// Schedules every message that has a start time.
+    void start();
+    void handle(const Event& e);
+
+    bool all_finished() const { return counters_.messages_finished == workload_.messages.size(); }
+    const NetworkCounters& counters() const { return counters_; }
+    std::span<const MessageState> messages() const { return state_; }
+    std::span<const Link> links() const { return links_; }
+    std::span<const EgressPort> ports() const { return ports_; }
+    const PortGraph& graph() const { return graph_; }
+    std::size_t packets_in_flight() const { return pool_.live(); }
+    std::size_t packet_pool_capacity() const { return pool_.capacity(); }
+
+    Signal<std::uint32_t> message_finished;               // message index
+    Signal<std::uint32_t, std::uint32_t> packet_dropped;  // channel, message index
+
+private:
+    struct Nic {
+        std::uint32_t channel = kNone;        // its (first) egress channel
+        std::vector<std::uint32_t> active;    // messages with bytes left to segment
+        std::size_t next = 0;                 // round-robin position in `active`
+    };
+    struct TriggerState {
+        std::uint32_t remaining = 0;
+        std::uint32_t next_target = 0;
+        bool fired = false;
+    };
+
+    void service_port(std::uint32_t ch);
+    void arm(std::uint32_t ch, Time at);
+    void on_link_arrival(std::uint32_t ch);
+    void switch_receive(std::uint32_t sw, std::uint32_t pkt);
+    void endpoint_receive(std::uint32_t pkt);
+    std::uint32_t route(std::uint32_t sw, const Packet& p) const;
+    std::uint32_t nic_next_wire_bytes(const Nic& nic) const;
+    std::uint32_t nic_make_packet(Nic& nic, Time tx_end);
+    void start_message(std::uint32_t m);
+    void finish_message(std::uint32_t m);
+    void activate(std::uint32_t trigger);
+    bool is_endpoint_channel(std::uint32_t ch) const { return ch >= first_endpoint_channel_; }
+
+    Simulator& sim_;
+    const PortGraph& graph_;
+    const ForwardingTables& routes_;
+    const Workload& workload_;
+    NetworkParams params_;
+
+    PacketPool pool_;
+    std::vector<Link> links_;        // indexed by channel
+    std::vector<EgressPort> ports_;  // indexed by channel
+    std::vector<Nic> nics_;          // indexed by endpoint
+    std::vector<std::uint64_t> switch_salt_;
+    std::vector<std::uint32_t> endpoint_switch_;
+    std::vector<std::uint32_t> endpoint_edge_;
+    std::vector<std::uint32_t> endpoint_down_channel_;
+    std::vector<MessageState> state_;
+    std::vector<TriggerState> triggers_;
+    std::vector<std::uint32_t> entropy_;  // per message
+    std::uint32_t first_endpoint_channel_ = 0;
+    NetworkCounters counters_;
+};
+
+}  // namespace clustersim

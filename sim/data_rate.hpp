@@ -1,0 +1,52 @@
+#pragma once
+// Link and bus rates in bits per second, and the one place where bytes become serialisation time.
+#include <cstdint>
+
+#include "sim/time.hpp"
+#include "sim/wide_int.hpp"
+
+namespace clustersim {
+
+class DataRate {
+public:
+    constexpr DataRate() = default;
+    static constexpr DataRate from_bps(std::int64_t bps) { return DataRate(bps); }
+    static constexpr DataRate from_gbps(double gbps) {
+        return DataRate(static_cast<std::int64_t>(gbps * 1e9 + 0.5));
+    }
+    /// Bytes per second as vendors quote buses (GB = 10^9 B).
+    static constexpr DataRate from_gigabytes_per_s(double gBps) { return from_gbps(gBps * 8.0); }
+
+    constexpr std::int64_t bps() const { return bps_; }
+    constexpr double gbps() const { return static_cast<double>(bps_) * 1e-9; }
+    constexpr double gigabytes_per_s() const { return static_cast<double>(bps_) / 8e9; }
+    constexpr auto operator<=>(const DataRate&) const = default;
+
+private:
+    constexpr explicit DataRate(std::int64_t bps) : bps_(bps) {}
+    std::int64_t bps_ = 0;
+};
+
+/// Precomputed picoseconds per byte in 48.16 fixed point, so that the per-packet serialisation
+/// time is one multiply and shift instead of a 128-bit division; error < 2^-16 ps per byte.
+class SerialisationClock {
+public:
+    constexpr SerialisationClock() = default;
+    constexpr explicit SerialisationClock(DataRate rate)
+        : fixed_ps_per_byte_(rate.bps() > 0 ? static_cast<std::uint64_t>(
+                                                  (static_cast<uint128>(8'000'000'000'000ULL)
+                                                   << kFractionBits) /
+                                                  static_cast<std::uint64_t>(rate.bps()))
+                                            : 0) {}
+    constexpr Time time_for(std::uint64_t bytes) const {
+        const auto scaled = static_cast<uint128>(bytes) * fixed_ps_per_byte_;
+        return Time::from_ps(static_cast<std::int64_t>((scaled + kRoundUp) >> kFractionBits));
+    }
+
+private:
+    static constexpr unsigned kFractionBits = 16;
+    static constexpr uint128 kRoundUp = (1u << kFractionBits) - 1;
+    std::uint64_t fixed_ps_per_byte_ = 0;
+};
+
+}  // namespace clustersim

@@ -1,0 +1,5 @@
+#pragma once
+// 128-bit unsigned arithmetic (a GCC/Clang extension) for exact rate and random-range maths.
+namespace clustersim {
+__extension__ using uint128 = unsigned __int128;
+}  // namespace clustersim

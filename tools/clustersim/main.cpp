@@ -1,0 +1,202 @@
+// clustersim: packet-level simulation of AI cluster fabrics. Command line of shared/spec/cli.md.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+#include "sim/input_error.hpp"
+#include "tools/clustersim/bench.hpp"
+#include "tools/clustersim/output_files.hpp"
+#include "tools/clustersim/run_report.hpp"
+#include "tools/clustersim/scenario.hpp"
+#include "tools/clustersim/scenario_build.hpp"
+#include "tools/clustersim/simulation.hpp"
+#include "topologies/shortest_path_routes.hpp"
+
+namespace cs = clustersim;
+
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitInternal = 1;
+constexpr int kExitBadInput = 2;
+constexpr int kExitStalled = 3;
+
+struct CommonOptions {
+    std::string scenario;
+    std::vector<std::string> sets;
+    bool json = false;
+};
+
+cs::Scenario load(const CommonOptions& o, std::optional<std::uint64_t> seed = std::nullopt) {
+    std::vector<cs::Override> overrides;
+    for (const auto& s : o.sets) overrides.push_back(cs::parse_override(s));
+    cs::Scenario s = cs::load_scenario(o.scenario, overrides);
+    if (seed) s.seed = *seed;
+    return s;
+}
+
+void print_json(const cs::Json& j) { std::cout << j.dump(2) << "\n"; }
+
+int cmd_topo(const CommonOptions& o) {
+    const cs::Scenario s = load(o);
+    const cs::Topology t = cs::build_topology(s, s.workload.kind == "trace" ? cs::load_trace(s).nodes : 0);
+    const cs::Json j = cs::inventory_json(s, t);
+    if (o.json) {
+        print_json(j);
+        return kExitOk;
+    }
+    fmt::print("{} fabric: {} endpoints, {} switches", t.kind, t.inventory.endpoints, t.inventory.switches);
+    std::string tiers;
+    for (const auto& tier : t.inventory.tiers) tiers += fmt::format("{}{} {}", tiers.empty() ? "" : ", ", tier.switches, tier.name);
+    fmt::print(" ({})\n", tiers);
+    fmt::print("  switch-to-switch links  {}\n  endpoint links          {}\n  max hops (switches)     {}\n",
+               t.inventory.switch_links, t.inventory.endpoint_links, t.inventory.max_hops);
+    fmt::print("  bisection               {:.0f} Gb/s ({})\n", t.inventory.bisection_gbps,
+               t.inventory.bisection_exact ? "exact" : "bound");
+    return kExitOk;
+}
+
+int cmd_check(const CommonOptions& o, bool schema) {
+    if (schema) {
+        std::cout << cs::schema_markdown();
+        return kExitOk;
+    }
+    const cs::Scenario s = load(o);
+    cs::TraceInput trace = cs::load_trace(s);
+    const std::uint32_t trace_nodes = trace.nodes;
+    const cs::Topology t = cs::build_topology(s, trace_nodes);
+    if (!s.workload.kind.empty()) {
+        const cs::Workload w = cs::build_workload(s, t.graph.endpoint_count(), std::move(trace));
+        fmt::print("{}: ok ({} on {} endpoints, {} messages, {} bytes)\n", o.scenario, t.kind,
+                   t.graph.endpoint_count(), w.messages.size(), w.total_bytes());
+    } else {
+        fmt::print("{}: ok ({} on {} endpoints, no workload)\n", o.scenario, t.kind, t.graph.endpoint_count());
+    }
+    return kExitOk;
+}
+
+int cmd_run(const CommonOptions& o, std::optional<std::uint64_t> seed, const std::string& out_dir, bool quiet) {
+    const cs::Scenario s = load(o, seed);
+    cs::TraceInput trace = cs::load_trace(s);
+    const std::uint32_t trace_nodes = trace.nodes;
+    const cs::Topology topo = cs::build_topology(s, trace_nodes);
+    const cs::Workload w = cs::build_workload(s, topo.graph.endpoint_count(), std::move(trace));
+    if (const std::string err = w.validate(topo.graph.endpoint_count()); !err.empty())
+        throw s.error_at("workload.kind", err);
+    if (!out_dir.empty()) {
+        std::error_code ec;
+        std::filesystem::create_directories(out_dir, ec);
+        if (ec || !std::filesystem::is_directory(out_dir))
+            throw cs::InputError(out_dir, "cannot create the output folder (expected a writable path for --out)");
+    }
+    const cs::ForwardingTables routes = cs::shortest_path_routes(topo.graph);
+    cs::SimulationOptions so;
+    if (s.sim.max_time_us > 0) so.max_time = cs::Time::from_us(s.sim.max_time_us);
+    so.progress = !quiet && !o.json;
+    const cs::SimulationResult r = cs::simulate(topo, routes, w, cs::network_params(s), so);
+    const cs::Json j = cs::run_results_json(s, topo, w, r);
+    if (!out_dir.empty()) {
+        const std::filesystem::path dir(out_dir);
+        cs::write_file_atomically((dir / "messages.csv").string(), cs::messages_csv(w, r));
+        cs::write_file_atomically((dir / "results.json").string(), j.dump(2) + "\n");
+    }
+    if (o.json) print_json(j);
+    else if (!quiet) std::cout << cs::run_summary_table(j);
+    if (r.status != cs::SimulationResult::Status::Completed) {
+        const std::size_t unfinished = w.messages.size() - r.counters.messages_finished;
+        if (r.status == cs::SimulationResult::Status::TimeLimit)
+            fmt::print(stderr, "clustersim: sim.max_time_us ({} us) reached with {} of {} messages unfinished:\n",
+                       s.sim.max_time_us, unfinished, w.messages.size());
+        else
+            fmt::print(stderr,
+                       "clustersim: the network stopped making progress at {:.3f} us with {} of {} messages "
+                       "unfinished ({} bytes dropped{}):\n",
+                       r.end_time.us(), unfinished, w.messages.size(), r.counters.payload_dropped,
+                       r.counters.payload_dropped > 0 ? "; lossy mode does not retransmit yet" : "");
+        std::cerr << cs::unfinished_report(w, r, 20);
+        return kExitStalled;
+    }
+    return kExitOk;
+}
+
+int cmd_bench(bool json) {
+    const cs::Json j = cs::run_benchmarks(cs::BenchOptions{});
+    if (json) {
+        print_json(j);
+        return kExitOk;
+    }
+    fmt::print("event queue, hold model (pop one, push one later):\n");
+    for (const auto& [k, v] : j["queue_ops_per_s"].items())
+        fmt::print("  {:>4} pending   {:>8.2f} M events/s\n", k, v.get<double>() / 1e6);
+    const auto& pr = j["packet_run"];
+    fmt::print("packet level: FT2 radix {} ({} endpoints), permutation of {} B messages:\n",
+               pr["switch_radix"].get<int>(), pr["endpoints"].get<int>(), pr["message_bytes"].get<std::uint64_t>());
+    fmt::print("  {:>8.2f} M packet-hops/s   {:>8.2f} M events/s   ({} hops in {:.2f} s)\n",
+               j["packet_hops_per_s"].get<double>() / 1e6, j["packet_events_per_s"].get<double>() / 1e6,
+               pr["packet_hops"].get<std::uint64_t>(), pr["wall_s"].get<double>());
+    return kExitOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"clustersim: packet-level network simulator for AI GPU clusters"};
+    app.require_subcommand(1);
+    CommonOptions run_o, topo_o, check_o;
+    std::optional<std::uint64_t> seed;
+    std::string out_dir;
+    bool quiet = false, bench_json = false, schema = false;
+
+    auto add_common = [](CLI::App* sub, CommonOptions& o, bool json) {
+        sub->add_option("scenario", o.scenario, "scenario YAML file")->required();
+        sub->add_option("--set", o.sets, "override one key: PATH=VALUE (VALUE parsed as YAML); repeatable");
+        if (json) sub->add_flag("--json", o.json, "print one JSON document on stdout");
+    };
+    auto* run = app.add_subcommand("run", "simulate a scenario packet by packet");
+    add_common(run, run_o, true);
+    run->add_option("--seed", seed, "override the scenario's seed");
+    run->add_option("--out", out_dir, "write results.json and messages.csv to this folder");
+    run->add_flag("--quiet", quiet, "no summary table or progress line");
+    auto* topo = app.add_subcommand("topo", "inventory of the scenario's fabric, without simulating");
+    add_common(topo, topo_o, true);
+    auto* check = app.add_subcommand("check", "validate a scenario");
+    check->add_option("scenario", check_o.scenario, "scenario YAML file");
+    check->add_option("--set", check_o.sets, "override one key: PATH=VALUE; repeatable");
+    check->add_flag("--schema", schema, "print every scenario key as a Markdown table");
+    auto* bench = app.add_subcommand("bench", "measure event-queue and packet-forwarding speed");
+    bench->add_flag("--json", bench_json, "print one JSON document on stdout");
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForAllHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        fmt::print(stderr, "clustersim: {} (see clustersim --help)\n", e.what());
+        return kExitBadInput;
+    }
+
+    try {
+        if (run->parsed()) return cmd_run(run_o, seed, out_dir, quiet);
+        if (topo->parsed()) return cmd_topo(topo_o);
+        if (check->parsed()) {
+            if (!schema && check_o.scenario.empty()) {
+                fmt::print(stderr, "clustersim: check needs a scenario file (or --schema)\n");
+                return kExitBadInput;
+            }
+            return cmd_check(check_o, schema);
+        }
+        if (bench->parsed()) return cmd_bench(bench_json);
+    } catch (const cs::InputError& e) {
+        fmt::print(stderr, "{}\n", e.formatted());
+        return kExitBadInput;
+    } catch (const std::exception& e) {
+        fmt::print(stderr, "clustersim: internal error: {}\n", e.what());
+        return kExitInternal;
+    }
+    return kExitInternal;
+}

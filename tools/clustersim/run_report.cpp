@@ -1,0 +1,181 @@
+#include "tools/clustersim/run_report.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+#include "sim/percentiles.hpp"
+
+namespace clustersim {
+namespace {
+
+const char* status_name(SimulationResult::Status s) {
+    switch (s) {
+        case SimulationResult::Status::Completed: return "completed";
+        case SimulationResult::Status::Stalled: return "stalled";
+        case SimulationResult::Status::TimeLimit: return "time_limit";
+    }
+    return "";
+}
+
+// Bandwidth in the nccl-tests sense. alltoall: algbw = n x m / T, busbw = algbw x (n-1)/n.
+// incast: the receiver's goodput. Others: bytes per sending endpoint / T.
+std::pair<double, double> bandwidth_GBps(const Scenario& s, const Workload& w, double makespan_s,
+                                         std::uint32_t endpoints) {
+    if (makespan_s <= 0 || w.messages.empty()) return {0.0, 0.0};
+    const double total = static_cast<double>(w.total_bytes());
+    if (s.workload.kind == "alltoall") {
+        const double n = endpoints;
+        const double algbw = n * static_cast<double>(s.workload.message_bytes) / makespan_s / 1e9;
+        return {algbw, algbw * (n - 1) / n};
+    }
+    if (s.workload.kind == "incast") {
+        const double bw = total / makespan_s / 1e9;
+        return {bw, bw};
+    }
+    std::set<std::uint32_t> senders;
+    for (const auto& m : w.messages) senders.insert(m.src);
+    const double bw = total / static_cast<double>(senders.size()) / makespan_s / 1e9;
+    return {bw, bw};
+}
+
+double round_to(double v, double quantum) { return std::round(v / quantum) * quantum; }
+
+}  // namespace
+
+Json inventory_json(const Scenario& s, const Topology& t) {
+    const Inventory& inv = t.inventory;
+    Json j;
+    j["topology"] = t.kind;
+    j["endpoints"] = inv.endpoints;
+    j["switches"] = inv.switches;
+    j["links"] = inv.switch_links;
+    j["endpoint_links"] = inv.endpoint_links;
+    Json tiers = Json::object();
+    for (const auto& tier : inv.tiers) tiers[tier.name] = tier.switches;
+    j["switches_by_tier"] = tiers;
+    j["max_hops"] = inv.max_hops;
+    j["max_endpoints"] = inv.max_endpoints;
+    j["switch"] = s.topology.switch_preset;
+    j["switch_radix"] = s.topology.switch_radix;
+    j["link_rate_gbps"] = s.network.link_rate_gbps;
+    j["bisection_gbps"] = inv.bisection_gbps;
+    j["bisection"] = inv.bisection_exact ? "exact" : "bound";
+    j["constructible"] = true;
+    return j;
+}
+
+Json run_results_json(const Scenario& s, const Topology& t, const Workload& w, const SimulationResult& r) {
+    Json j;
+    j["scenario"] = s.name;
+    j["seed"] = s.seed;
+    j["status"] = status_name(r.status);
+
+    Json sim;
+    sim["events"] = r.events;
+    sim["packets"] = r.counters.packets_sent;
+    sim["packet_hops"] = r.counters.packet_hops;
+    sim["sim_time_us"] = r.end_time.us();
+    sim["wall_s"] = r.wall_s;
+    sim["events_per_s"] = r.wall_s > 0 ? static_cast<double>(r.events) / r.wall_s : 0.0;
+    j["sim"] = sim;
+
+    std::vector<double> latencies;
+    latencies.reserve(r.messages.size());
+    Time first_start = Time::never(), last_end = Time::zero();
+    for (const auto& m : r.messages) {
+        if (m.started != Time::never()) first_start = std::min(first_start, m.started);
+        if (m.finished == Time::never()) continue;
+        latencies.push_back((m.finished - m.started).us());
+        last_end = std::max(last_end, m.finished);
+    }
+    const Summary lat = summarise(latencies);
+    Json msgs;
+    msgs["count"] = w.messages.size();
+    msgs["finished"] = lat.count;
+    msgs["bytes"] = w.total_bytes();
+    msgs["latency_us"] = {{"min", lat.min}, {"mean", lat.mean}, {"p50", lat.p50},
+                          {"p90", lat.p90}, {"p99", lat.p99},   {"max", lat.max}};
+    const double makespan_s =
+        first_start == Time::never() || last_end < first_start ? 0.0 : (last_end - first_start).seconds();
+    msgs["makespan_us"] = makespan_s * 1e6;
+    j["messages"] = msgs;
+
+    const auto [algbw, busbw] = bandwidth_GBps(s, w, makespan_s, t.graph.endpoint_count());
+    j["bandwidth"] = {{"algbw_GBps", algbw}, {"busbw_GBps", busbw}};
+
+    Json net;
+    net["bytes_sent"] = r.counters.payload_sent;
+    net["bytes_delivered"] = r.counters.payload_delivered;
+    net["bytes_dropped"] = r.counters.payload_dropped;
+    net["bytes_in_flight"] = r.payload_in_flight;
+    net["packets_dropped"] = r.counters.packets_dropped;
+    net["pfc_pauses"] = 0;
+    net["max_link_util"] = round_to(r.max_link_util, 1e-9);
+    net["max_queue_bytes"] = r.max_queue_bytes;
+    j["network"] = net;
+
+    j["topology"] = inventory_json(s, t);
+    return j;
+}
+
+std::string run_summary_table(const Json& j) {
+    const auto& m = j["messages"];
+    const auto& lat = m["latency_us"];
+    const auto& net = j["network"];
+    const auto& sim = j["sim"];
+    std::string out;
+    out += fmt::format("scenario {}  (seed {}, {} on {} endpoints)  status: {}\n",
+                       j["scenario"].get<std::string>(), j["seed"].get<std::uint64_t>(),
+                       j["topology"]["topology"].get<std::string>(),
+                       j["topology"]["endpoints"].get<std::uint64_t>(), j["status"].get<std::string>());
+    out += fmt::format("  {:<26}{:>16}\n", "messages", fmt::format("{} / {}", m["finished"].get<std::uint64_t>(),
+                                                                 m["count"].get<std::uint64_t>()));
+    out += fmt::format("  {:<26}{:>16}\n", "bytes", m["bytes"].get<std::uint64_t>());
+    out += fmt::format("  {:<26}{:>16.3f}\n", "makespan [us]", m["makespan_us"].get<double>());
+    out += fmt::format("  {:<26}{:>16.3f}{:>12.3f}{:>12.3f}\n", "latency p50/p99/max [us]", lat["p50"].get<double>(),
+                       lat["p99"].get<double>(), lat["max"].get<double>());
+    out += fmt::format("  {:<26}{:>16.2f}{:>12.2f}\n", "algbw / busbw [GB/s]",
+                       j["bandwidth"]["algbw_GBps"].get<double>(), j["bandwidth"]["busbw_GBps"].get<double>());
+    out += fmt::format("  {:<26}{:>16}\n", "bytes dropped", net["bytes_dropped"].get<std::uint64_t>());
+    out += fmt::format("  {:<26}{:>15.1f}%\n", "max link utilisation", 100.0 * net["max_link_util"].get<double>());
+    out += fmt::format("  {:<26}{:>16.3f}\n", "simulated time [us]", sim["sim_time_us"].get<double>());
+    out += fmt::format("  {:<26}{:>16}\n", "events", sim["events"].get<std::uint64_t>());
+    out += fmt::format("  {:<26}{:>16.3g}   ({:.2f} s wall)\n", "events/s", sim["events_per_s"].get<double>(),
+                       sim["wall_s"].get<double>());
+    return out;
+}
+
+std::string messages_csv(const Workload& w, const SimulationResult& r) {
+    std::string out = "id,src,dst,bytes,start_us,end_us,latency_us\n";
+    out.reserve(w.messages.size() * 48);
+    for (std::size_t i = 0; i < w.messages.size(); ++i) {
+        const auto& spec = w.messages[i];
+        const auto& st = r.messages[i];
+        const std::string start = st.started == Time::never() ? "" : fmt::format("{:.6f}", st.started.us());
+        const std::string end = st.finished == Time::never() ? "" : fmt::format("{:.6f}", st.finished.us());
+        const std::string lat = st.finished == Time::never() ? "" : fmt::format("{:.6f}", (st.finished - st.started).us());
+        out += fmt::format("{},{},{},{},{},{},{}\n", spec.label, spec.src, spec.dst, spec.bytes, start, end, lat);
+    }
+    return out;
+}
+
+std::string unfinished_report(const Workload& w, const SimulationResult& r, std::size_t limit) {
+    std::string out;
+    std::size_t shown = 0, total = 0;
+    for (std::size_t i = 0; i < w.messages.size(); ++i) {
+        const auto& st = r.messages[i];
+        if (st.finished != Time::never()) continue;
+        ++total;
+        if (shown++ >= limit) continue;
+        const auto& m = w.messages[i];
+        out += fmt::format("  message {} {}->{}: {} of {} bytes received, {}\n", m.label, m.src, m.dst,
+                           st.bytes_received, m.bytes,
+                           st.started == Time::never() ? "never started (waiting for a trigger)" : "started");
+    }
+    if (total > limit) out += fmt::format("  ... and {} more\n", total - limit);
+    return out;
+}
+
+}  // namespace clustersim

@@ -1,0 +1,21 @@
+#pragma once
+// Turns a finished simulation into the results document of the CLI contract
+// (shared/spec/cli.md), a readable table, and the per-message CSV.
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "tools/clustersim/scenario.hpp"
+#include "tools/clustersim/simulation.hpp"
+
+namespace clustersim {
+
+using Json = nlohmann::ordered_json;
+
+Json inventory_json(const Scenario& s, const Topology& t);
+Json run_results_json(const Scenario& s, const Topology& t, const Workload& w, const SimulationResult& r);
+std::string run_summary_table(const Json& results);
+std::string messages_csv(const Workload& w, const SimulationResult& r);
+/// One line per unfinished message (at most `limit`), for the exit-3 report.
+std::string unfinished_report(const Workload& w, const SimulationResult& r, std::size_t limit);
+
+}  // namespace clustersim

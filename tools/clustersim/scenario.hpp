@@ -1,0 +1,83 @@
+#pragma once
+// A validated scenario: every key checked against the schema, defaults filled in from the
+// hardware presets, and the source position of every key kept for later error messages.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "models/network.hpp"
+#include "sim/input_error.hpp"
+
+namespace clustersim {
+
+struct SourcePosition {
+    std::string file;  // scenario file, or "--set"
+    std::uint32_t line = 0, column = 0;
+};
+
+struct Scenario {
+    std::string file;  // path as given
+    std::string name;  // `name`, else the file's stem
+    std::uint64_t seed = 1;
+
+    struct Topology {
+        std::string kind;
+        std::string switch_preset;
+        std::uint32_t switch_radix = 0;
+        double oversubscription = 1.0;
+        std::uint32_t endpoints = 0;  // 0 = the maximum the topology supports
+        bool endpoints_set = false;
+    } topology;
+
+    struct Cluster {
+        std::string node = "h800";
+    } cluster;
+
+    struct Network {
+        double link_rate_gbps = 0;
+        double link_delay_ns = 0;
+        double switch_latency_ns = 0;
+        std::uint64_t port_buffer_bytes = 0;
+        std::uint32_t mtu_bytes = 0;
+        std::uint32_t header_bytes = 0;
+        FlowControl flow_control = FlowControl::Credit;
+        std::string routing = "ecmp";
+        std::string congestion_control = "none";
+        double extra_latency_us = 0;
+    } network;
+
+    struct Workload {
+        std::string kind;
+        std::uint64_t message_bytes = 0;
+        std::string file;  // resolved against the scenario's folder
+        double start_us = 0;
+        std::uint32_t destination = 0;
+        std::uint32_t senders = 0;  // 0 = every other endpoint
+    } workload;
+
+    struct Sim {
+        double max_time_us = 0;  // 0 = no limit
+    } sim;
+
+    std::map<std::string, SourcePosition> positions;
+
+    /// An InputError pointing at `key` (where it was set, or at the file if it was defaulted).
+    InputError error_at(const std::string& key, const std::string& message) const;
+};
+
+struct Override {
+    std::string path;
+    std::string value;  // YAML text
+};
+
+/// Parses `--set` text `a.b.c=VALUE`; throws InputError on a malformed one.
+Override parse_override(const std::string& text);
+
+/// Loads, applies overrides, validates. Throws InputError for anything wrong.
+Scenario load_scenario(const std::string& path, const std::vector<Override>& overrides);
+
+/// The schema as Markdown rows (key, type, default, meaning), for `clustersim check --schema`.
+std::string schema_markdown();
+
+}  // namespace clustersim

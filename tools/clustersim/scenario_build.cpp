@@ -1,0 +1,103 @@
+#include "tools/clustersim/scenario_build.hpp"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "topologies/fat_tree_two_layer.hpp"
+#include "traffic/connection_matrix.hpp"
+#include "traffic/message_csv.hpp"
+#include "traffic/patterns.hpp"
+
+namespace clustersim {
+
+TraceInput load_trace(const Scenario& s) {
+    TraceInput t;
+    if (s.workload.kind != "trace") return t;
+    if (s.workload.file.empty())
+        throw s.error_at("workload.kind", "a trace workload needs workload.file (expected a .cm or .csv path)");
+    const std::string ext = std::filesystem::path(s.workload.file).extension().string();
+    if (ext == ".cm") {
+        auto cm = read_connection_matrix_file(s.workload.file);
+        t.nodes = cm.nodes;
+        t.workload = std::move(cm.workload);
+    } else if (ext == ".csv") {
+        auto list = read_message_csv_file(s.workload.file);
+        t.nodes = list.nodes;
+        t.workload = std::move(list.workload);
+    } else {
+        throw s.error_at("workload.file",
+                         fmt::format("unknown trace format '{}' (expected a .cm connection matrix or a .csv message list)", ext));
+    }
+    return t;
+}
+
+Topology build_topology(const Scenario& s, std::uint32_t endpoints_if_unset) {
+    FabricParams f;
+    f.switch_radix = s.topology.switch_radix;
+    f.link_rate = DataRate::from_gbps(s.network.link_rate_gbps);
+    f.link_delay = Time::from_ns(s.network.link_delay_ns);
+    f.switch_latency = Time::from_ns(s.network.switch_latency_ns);
+    f.port_buffer_bytes = s.network.port_buffer_bytes;
+    const std::uint32_t endpoints = s.topology.endpoints_set ? s.topology.endpoints : endpoints_if_unset;
+    try {
+        if (s.topology.kind == "ft2") {
+            FatTreeTwoLayerParams p;
+            p.fabric = f;
+            p.oversubscription = s.topology.oversubscription;
+            p.endpoints = endpoints;
+            return build_fat_tree_two_layer(p);
+        }
+    } catch (const TopologyError& e) {
+        throw s.error_at(e.key(), e.what());
+    }
+    throw s.error_at("topology.kind", fmt::format("unsupported value '{}'", s.topology.kind));
+}
+
+NetworkParams network_params(const Scenario& s) {
+    NetworkParams p;
+    p.mtu_bytes = s.network.mtu_bytes;
+    p.header_bytes = s.network.header_bytes;
+    p.flow_control = s.network.flow_control;
+    p.seed = s.seed;
+    p.extra_latency = Time::from_us(s.network.extra_latency_us);
+    return p;
+}
+
+Workload build_workload(const Scenario& s, std::uint32_t endpoints, TraceInput trace) {
+    const auto& w = s.workload;
+    if (w.kind.empty())
+        throw s.error_at("workload.kind", "missing (expected one of: alltoall, permutation, incast, trace)");
+    if (w.kind == "trace") {
+        if (trace.nodes > endpoints)
+            throw s.error_at("topology.endpoints",
+                             fmt::format("the trace {} names {} nodes but the topology has {} endpoints "
+                                         "(expected at least {})", w.file, trace.nodes, endpoints, trace.nodes));
+        return std::move(trace.workload);
+    }
+    if (w.message_bytes == 0)
+        throw s.error_at("workload.message_bytes",
+                         fmt::format("missing: workload '{}' needs a message size (expected e.g. 2MiB)", w.kind));
+    PatternParams p;
+    p.endpoints = endpoints;
+    p.message_bytes = w.message_bytes;
+    p.start = Time::from_us(w.start_us);
+    p.seed = s.seed;
+    if (endpoints < 2) throw s.error_at("topology.endpoints", "traffic needs at least 2 endpoints");
+    if (w.kind == "alltoall") return all_to_all(p);
+    if (w.kind == "permutation") return permutation(p);
+    if (w.kind == "incast") {
+        if (w.destination >= endpoints)
+            throw s.error_at("workload.destination",
+                             fmt::format("endpoint {} does not exist (expected below {})", w.destination, endpoints));
+        const std::uint32_t senders = w.senders == 0 ? endpoints - 1 : w.senders;
+        if (senders >= endpoints)
+            throw s.error_at("workload.senders",
+                             fmt::format("{} senders need more than {} endpoints (expected at most {})", senders,
+                                         endpoints, endpoints - 1));
+        return incast(p, w.destination, senders);
+    }
+    throw s.error_at("workload.kind", fmt::format("unsupported value '{}'", w.kind));
+}
+
+}  // namespace clustersim

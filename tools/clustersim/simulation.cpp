@@ -1,0 +1,64 @@
+#include "tools/clustersim/simulation.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+
+namespace clustersim {
+
+SimulationResult simulate(const Topology& topology, const ForwardingTables& routes,
+                          const Workload& workload, const NetworkParams& params,
+                          const SimulationOptions& options) {
+    Simulator sim;
+    Network net(sim, topology.graph, routes, workload, params);
+    net.start();
+
+    using Clock = std::chrono::steady_clock;
+    const auto wall_start = Clock::now();
+    auto last_print = wall_start;
+    const bool show = options.progress && isatty(STDERR_FILENO);
+    bool printed = false;
+    auto progress = [&](const Simulator& s) {
+        if (!show) return;
+        const auto now = Clock::now();
+        if (now - wall_start < std::chrono::seconds(2) || now - last_print < std::chrono::milliseconds(500))
+            return;
+        last_print = now;
+        printed = true;
+        fmt::print(stderr, "\r  simulated {:.1f} us, {} events, {}/{} messages done   ", s.now().us(),
+                   s.events_processed(), net.counters().messages_finished, workload.messages.size());
+        std::fflush(stderr);
+    };
+    const StopReason stop = sim.run(net, options.max_time, progress);
+    const auto wall_end = Clock::now();
+    if (printed) fmt::print(stderr, "\n");
+
+    SimulationResult r;
+    r.end_time = sim.now();
+    r.events = sim.events_processed();
+    r.wall_s = std::chrono::duration<double>(wall_end - wall_start).count();
+    r.counters = net.counters();
+    r.messages.assign(net.messages().begin(), net.messages().end());
+    if (net.all_finished()) r.status = SimulationResult::Status::Completed;
+    else if (stop == StopReason::TimeLimit) r.status = SimulationResult::Status::TimeLimit;
+    else r.status = SimulationResult::Status::Stalled;
+    r.payload_in_flight = r.counters.payload_sent - r.counters.payload_delivered - r.counters.payload_dropped;
+    r.packet_pool_capacity = net.packet_pool_capacity();
+
+    const auto links = net.links();
+    const auto ports = net.ports();
+    r.channels.resize(links.size());
+    const double duration_s = r.end_time.seconds();
+    for (std::size_t c = 0; c < links.size(); ++c) {
+        r.channels[c].bytes = links[c].bytes_carried;
+        const double cap = static_cast<double>(links[c].rate.bps()) * duration_s;
+        r.channels[c].utilisation = cap > 0 ? static_cast<double>(links[c].bytes_carried) * 8.0 / cap : 0.0;
+        r.max_link_util = std::max(r.max_link_util, r.channels[c].utilisation);
+        r.max_queue_bytes = std::max(r.max_queue_bytes, ports[c].max_queue_bytes);
+    }
+    return r;
+}
+
+}  // namespace clustersim

@@ -1,0 +1,42 @@
+#pragma once
+// Runs one packet-level simulation of a workload on a topology and collects what reports need.
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "models/forwarding_tables.hpp"
+#include "models/network.hpp"
+#include "topologies/topology.hpp"
+
+namespace clustersim {
+
+struct SimulationOptions {
+    Time max_time = Time::never();
+    bool progress = false;  // a progress line on stderr after a couple of seconds
+};
+
+struct ChannelUsage {
+    std::uint64_t bytes = 0;  // wire bytes carried
+    double utilisation = 0;   // of the run's duration
+};
+
+struct SimulationResult {
+    enum class Status { Completed, Stalled, TimeLimit };
+    Status status = Status::Completed;
+    Time end_time;
+    std::uint64_t events = 0;
+    double wall_s = 0;
+    NetworkCounters counters;
+    std::vector<MessageState> messages;
+    std::vector<ChannelUsage> channels;
+    double max_link_util = 0;
+    std::uint64_t max_queue_bytes = 0;
+    std::uint64_t payload_in_flight = 0;
+    std::size_t packet_pool_capacity = 0;
+};
+
+SimulationResult simulate(const Topology& topology, const ForwardingTables& routes,
+                          const Workload& workload, const NetworkParams& params,
+                          const SimulationOptions& options);
+
+}  // namespace clustersim

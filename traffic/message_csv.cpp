@@ -1,0 +1,98 @@
+#include "traffic/message_csv.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <optional>
+#include <vector>
+
+#include "sim/input_error.hpp"
+
+namespace clustersim {
+namespace {
+
+struct Cell {
+    std::string text;
+    std::uint32_t column;
+};
+
+std::vector<Cell> split(const std::string& line) {
+    std::vector<Cell> out;
+    std::size_t start = 0;
+    for (std::size_t i = 0; i <= line.size(); ++i) {
+        if (i == line.size() || line[i] == ',') {
+            std::string t = line.substr(start, i - start);
+            const auto b = t.find_first_not_of(" \t\r");
+            const auto e = t.find_last_not_of(" \t\r");
+            t = b == std::string::npos ? "" : t.substr(b, e - b + 1);
+            out.push_back(Cell{t, static_cast<std::uint32_t>(start + 1)});
+            start = i + 1;
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+MessageList read_message_csv(std::istream& in, const std::string& file) {
+    std::string line;
+    std::uint32_t line_no = 0;
+    std::vector<std::string> header;
+    while (std::getline(in, line)) {
+        ++line_no;
+        if (line.find_first_not_of(" \t\r") == std::string::npos || line[0] == '#') continue;
+        for (auto& c : split(line)) header.push_back(c.text);
+        break;
+    }
+    auto column = [&](const std::string& name) -> std::optional<std::size_t> {
+        auto it = std::find(header.begin(), header.end(), name);
+        if (it == header.end()) return std::nullopt;
+        return static_cast<std::size_t>(it - header.begin());
+    };
+    const auto src = column("src"), dst = column("dst"), bytes = column("bytes"), start = column("start_us");
+    const auto id = column("id");
+    if (!src || !dst || !bytes || !start)
+        throw InputError(file, line_no == 0 ? 1 : line_no, 1, {},
+                         "missing CSV header (expected columns src,dst,bytes,start_us and optionally id)");
+    MessageList out;
+    while (std::getline(in, line)) {
+        ++line_no;
+        if (line.find_first_not_of(" \t\r") == std::string::npos || line[0] == '#') continue;
+        const auto cells = split(line);
+        if (cells.size() != header.size())
+            throw InputError(file, line_no, 1, {},
+                             fmt::format("{} fields where the header has {}", cells.size(), header.size()));
+        auto number = [&](std::size_t col, const char* what, bool integer) {
+            const Cell& c = cells[col];
+            double v = 0;
+            const auto [p, ec] = std::from_chars(c.text.data(), c.text.data() + c.text.size(), v);
+            if (ec != std::errc() || p != c.text.data() + c.text.size() || !std::isfinite(v) || v < 0 ||
+                (integer && v != std::floor(v)))
+                throw InputError(file, line_no, c.column, {},
+                                 fmt::format("'{}' is not a valid {} (expected a non-negative {})", c.text,
+                                             what, integer ? "integer" : "number"));
+            return v;
+        };
+        MessageSpec m;
+        m.src = static_cast<std::uint32_t>(number(*src, "src", true));
+        m.dst = static_cast<std::uint32_t>(number(*dst, "dst", true));
+        m.bytes = static_cast<std::uint64_t>(number(*bytes, "bytes", true));
+        m.start = Time::from_us(number(*start, "start_us", false));
+        if (id) m.label = static_cast<std::uint64_t>(number(*id, "id", true));
+        const std::uint32_t idx = out.workload.add_message(m);
+        if (!id) out.workload.messages[idx].label = idx;
+        out.nodes = std::max({out.nodes, m.src + 1, m.dst + 1});
+    }
+    return out;
+}
+
+MessageList read_message_csv_file(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) throw InputError(path, "cannot open the message list (expected a readable CSV file)");
+    return read_message_csv(in, path);
+}
+
+}  // namespace clustersim
