@@ -27,26 +27,27 @@ private:
     std::int64_t bps_ = 0;
 };
 
-/// Precomputed picoseconds per byte in 48.16 fixed point, so that the per-packet serialisation
-/// time is one multiply and shift instead of a 128-bit division; error < 2^-16 ps per byte.
+/// Precomputed picoseconds per byte in 32.32 fixed point, rounded up, so that the per-packet
+/// serialisation time is one multiply and shift instead of a division, is never early, and is
+/// late by less than 1 ps + 2^-32 ps per byte.
 class SerialisationClock {
 public:
     constexpr SerialisationClock() = default;
-    constexpr explicit SerialisationClock(DataRate rate)
-        : fixed_ps_per_byte_(rate.bps() > 0 ? static_cast<std::uint64_t>(
-                                                  (static_cast<uint128>(8'000'000'000'000ULL)
-                                                   << kFractionBits) /
-                                                  static_cast<std::uint64_t>(rate.bps()))
-                                            : 0) {}
+    constexpr explicit SerialisationClock(DataRate rate) {
+        if (rate.bps() <= 0) return;
+        const uint128 numerator = static_cast<uint128>(8'000'000'000'000ULL) << kFractionBits;
+        const auto bps = static_cast<uint128>(rate.bps());
+        fixed_ps_per_byte_ = (numerator + bps - 1) / bps;
+    }
     constexpr Time time_for(std::uint64_t bytes) const {
-        const auto scaled = static_cast<uint128>(bytes) * fixed_ps_per_byte_;
+        const uint128 scaled = static_cast<uint128>(bytes) * fixed_ps_per_byte_;
         return Time::from_ps(static_cast<std::int64_t>((scaled + kRoundUp) >> kFractionBits));
     }
 
 private:
-    static constexpr unsigned kFractionBits = 16;
-    static constexpr uint128 kRoundUp = (1u << kFractionBits) - 1;
-    std::uint64_t fixed_ps_per_byte_ = 0;
+    static constexpr unsigned kFractionBits = 32;
+    static constexpr uint128 kRoundUp = (static_cast<uint128>(1) << kFractionBits) - 1;
+    uint128 fixed_ps_per_byte_ = 0;
 };
 
 }  // namespace clustersim

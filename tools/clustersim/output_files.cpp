@@ -10,8 +10,10 @@ namespace clustersim {
 
 void write_file_atomically(const std::string& path, const std::string& content) {
     const std::filesystem::path target(path);
-    const std::filesystem::path tmp =
-        target.parent_path() / ("." + target.filename().string() + ".tmp." + std::to_string(getpid()));
+    std::string tmp_name = target.filename().string();  // built by append: GCC 12 misfires on "." + s
+    tmp_name.insert(0, 1, '.');
+    tmp_name.append(".tmp.").append(std::to_string(getpid()));
+    const std::filesystem::path tmp = target.parent_path() / tmp_name;
     {
         std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
         if (!out) throw std::runtime_error("cannot write " + tmp.string());

@@ -1,0 +1,102 @@
+#include <catch2/catch.hpp>
+
+#include <sstream>
+
+#include "sim/input_error.hpp"
+#include "support.hpp"
+#include "traffic/connection_matrix.hpp"
+
+using namespace clustersim;
+using namespace clustersim::test;
+
+namespace {
+ConnectionMatrix parse(const std::string& text) {
+    std::istringstream in(text);
+    return read_connection_matrix(in, "test.cm");
+}
+InputError parse_error(const std::string& text) {
+    try {
+        parse(text);
+    } catch (const InputError& e) {
+        return e;
+    }
+    FAIL("expected an InputError");
+    return InputError("", "");
+}
+}  // namespace
+
+TEST_CASE("connection matrix: header, connections, comments and triggers", "[trace]") {
+    const auto cm = parse(
+        "# a comment\n"
+        "Nodes 4\n"
+        "Connections 3\n"
+        "Triggers 1\n"
+        "0->1 id 1 start 0 size 1000 send_done_trigger 1\n"
+        "\n"
+        "2->3 id 2 trigger 1 size 2000\n"
+        "1->2 id 3 start 1500000 size 3000 prio 2 recv_done_trigger 1\n"
+        "trigger id 1 barrier count 2\n");
+    CHECK(cm.nodes == 4);
+    REQUIRE(cm.workload.messages.size() == 3);
+    CHECK(cm.workload.messages[0].bytes == 1000);
+    CHECK(cm.workload.messages[2].start == Time::from_us(1.5));
+    CHECK(cm.workload.messages[1].start_trigger == 0);
+    REQUIRE(cm.workload.triggers.size() == 1);
+    CHECK(cm.workload.triggers[0].kind == TriggerKind::Barrier);
+    CHECK(cm.workload.triggers[0].count == 2);
+    CHECK(cm.workload.triggers[0].targets == std::vector<std::uint32_t>{1});
+}
+
+TEST_CASE("connection matrix: malformed lines are input errors with their line and column", "[trace]") {
+    auto e = parse_error("Nodes 4\nConnections 1\n0->1 start 0 size 10 colour blue\n");
+    CHECK(e.line() == 3);
+    CHECK(e.column() == 22);
+    CHECK(std::string(e.what()).find("unknown token 'colour'") != std::string::npos);
+
+    e = parse_error("Nodes 4\nConnections 1\n0->9 start 0 size 10\n");
+    CHECK(e.line() == 3);
+    CHECK(std::string(e.what()).find("Nodes 4") != std::string::npos);
+
+    e = parse_error("Nodes 4\nConnections 1\n0->1 start 0 size x\n");
+    CHECK(e.column() == 19);
+
+    e = parse_error("Nodes 4\nConnections 2\n0->1 start 0 size 10\n");
+    CHECK(std::string(e.what()).find("declared") != std::string::npos);
+
+    e = parse_error("Nodes 4\nConnections 1\nFailures 1\n0->1 start 0 size 10\n");
+    CHECK(e.line() == 3);
+    CHECK(std::string(e.what()).find("not supported") != std::string::npos);
+
+    e = parse_error("Nodes 4\nConnections 1\n0->1 trigger 5 size 10\n");
+    CHECK(std::string(e.what()).find("never defined") != std::string::npos);
+
+    e = parse_error("Nodes 4\nConnections 1\n0->1 size 10\n");
+    CHECK(std::string(e.what()).find("no start") != std::string::npos);
+}
+
+TEST_CASE("a trigger chain runs in order: each message starts when the previous one lands", "[trace][physics]") {
+    // 0->1, then 1->2 on a oneshot trigger, then 2->3 on a barrier of 2 (recv of the second,
+    // send-done of the first), then a multishot fired twice starts two messages one by one.
+    const auto cm = parse(
+        "Nodes 8\nConnections 6\nTriggers 4\n"
+        "0->1 id 1 start 0 size 100000 recv_done_trigger 1 send_done_trigger 2\n"
+        "1->2 id 2 trigger 1 size 100000 recv_done_trigger 2\n"
+        "2->3 id 3 trigger 2 size 100000 recv_done_trigger 3\n"
+        "3->4 id 4 trigger 3 size 100000 recv_done_trigger 4\n"
+        "4->5 id 5 trigger 4 size 1000 recv_done_trigger 4\n"
+        "5->6 id 6 trigger 4 size 1000\n"
+        "trigger id 1 oneshot\n"
+        "trigger id 2 barrier count 2\n"
+        "trigger id 3 oneshot\n"
+        "trigger id 4 multishot\n");
+    const Fabric f(small_ft2(4, 8));
+    const SimulationResult r = run(f, cm.workload);
+    REQUIRE(r.status == SimulationResult::Status::Completed);
+    const auto& m = r.messages;
+    CHECK(m[1].started == m[0].finished);
+    CHECK(m[2].started == std::max(m[1].finished, m[0].last_sent));
+    CHECK(m[3].started == m[2].finished);
+    CHECK(m[4].started == m[3].finished);  // multishot: first activation starts the first target
+    CHECK(m[5].started == m[4].finished);  // second activation starts the second
+    for (std::size_t i = 1; i < m.size(); ++i) CHECK(m[i].started > m[i - 1].started);
+}

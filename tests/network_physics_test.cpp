@@ -1,0 +1,200 @@
+#include <catch2/catch.hpp>
+
+#include <numeric>
+
+#include "support.hpp"
+#include "traffic/patterns.hpp"
+
+using namespace clustersim;
+using namespace clustersim::test;
+
+namespace {
+
+Workload one_message(std::uint32_t src, std::uint32_t dst, std::uint64_t bytes) {
+    Workload w;
+    w.add_message(MessageSpec{.src = src, .dst = dst, .bytes = bytes, .start = Time::zero()});
+    return w;
+}
+
+double seconds(Time t) { return t.seconds(); }
+
+}  // namespace
+
+TEST_CASE("one message over one switch takes serialisation + propagation + switch latency", "[physics]") {
+    // Two endpoints on one leaf: endpoint -> link -> switch -> link -> endpoint.
+    const Fabric f(small_ft2(4, 2));
+    const NetworkParams p = ib_params();
+    for (std::uint64_t bytes : {64ull, 4096ull, 100'000ull, 1ull << 20}) {
+        const SimulationResult r = run(f, one_message(0, 1, bytes), p);
+        REQUIRE(r.status == SimulationResult::Status::Completed);
+        const std::uint64_t packets = (bytes + p.mtu_bytes - 1) / p.mtu_bytes;
+        const double rate = 400e9;
+        const double wire_s = static_cast<double>(bytes + packets * p.header_bytes) * 8 / rate;
+        const double expected_s = wire_s + 2 * 50e-9 + 400e-9;
+        const double packet_s = (p.mtu_bytes + p.header_bytes) * 8 / rate;
+        const double measured_s = seconds(r.messages[0].finished - r.messages[0].started);
+        INFO("bytes " << bytes << " measured " << measured_s * 1e6 << " us, expected " << expected_s * 1e6);
+        CHECK(measured_s >= expected_s);
+        CHECK(measured_s <= expected_s + packet_s);
+    }
+}
+
+TEST_CASE("a cross-leaf message adds two links and two switches to the path", "[physics]") {
+    const Fabric f(small_ft2(4, 4));  // 2 leaves of 2 endpoints, spines above
+    const NetworkParams p = ib_params();
+    const SimulationResult same = run(f, one_message(0, 1, 64), p);
+    const SimulationResult cross = run(f, one_message(0, 2, 64), p);
+    const double pkt_s = (64.0 + p.header_bytes) * 8 / 400e9;
+    const double extra = seconds(cross.messages[0].finished) - seconds(same.messages[0].finished);
+    CHECK(extra == Approx(2 * (50e-9 + 400e-9 + pkt_s)).epsilon(1e-6));
+}
+
+TEST_CASE("a single long flow reaches at least 97% of line rate after headers", "[physics]") {
+    const Fabric f(small_ft2(8, 16));
+    const NetworkParams p = ib_params();
+    const std::uint64_t bytes = 64ull << 20;
+    const SimulationResult r = run(f, one_message(0, 15, bytes), p);  // crosses the spine
+    REQUIRE(r.status == SimulationResult::Status::Completed);
+    const double goodput_bps = static_cast<double>(bytes) * 8 / seconds(r.messages[0].finished - r.messages[0].started);
+    const double payload_line_rate = 400e9 * p.mtu_bytes / (p.mtu_bytes + p.header_bytes);
+    CHECK(goodput_bps >= 0.97 * payload_line_rate);
+    CHECK(goodput_bps <= payload_line_rate);
+}
+
+TEST_CASE("flows into one port share it within 5% of fair", "[physics]") {
+    // One leaf of 16 endpoints: every sender enters the switch on its own input, and the
+    // receiver's port serves its inputs in turn. (Flows that share an input share its turn,
+    // as on InfiniBand; that is per-input, not per-flow, fairness.)
+    const Fabric f(small_ft2(32, 16));
+    const NetworkParams p = ib_params();
+    for (std::uint32_t senders : {2u, 5u, 12u}) {
+        PatternParams pp;
+        pp.endpoints = 16;
+        pp.message_bytes = 32ull << 20;  // long enough that nobody finishes in the window
+        const Workload w = incast(pp, 3, senders);
+        // Stop half-way through and compare what each sender has delivered so far.
+        const double ideal_s = static_cast<double>(senders) * pp.message_bytes * 8 / 400e9;
+        const SimulationResult r = run(f, w, p, Time::from_us(ideal_s * 0.5e6));
+        std::vector<double> got;
+        for (const auto& m : r.messages) got.push_back(static_cast<double>(m.bytes_received));
+        const double mean = std::accumulate(got.begin(), got.end(), 0.0) / got.size();
+        INFO(senders << " senders");
+        for (double g : got) CHECK(std::abs(g - mean) <= 0.05 * mean);
+        // And together they fill the bottleneck.
+        const double total_bps = mean * senders * 8 / (ideal_s * 0.5);
+        CHECK(total_bps >= 0.95 * 400e9 * p.mtu_bytes / (p.mtu_bytes + p.header_bytes));
+    }
+}
+
+TEST_CASE("bytes sent equal bytes delivered plus bytes dropped", "[physics]") {
+    const Fabric f(small_ft2(8, 16));
+    PatternParams pp;
+    pp.endpoints = 16;
+    pp.message_bytes = 1 << 20;
+    SECTION("lossless all-to-all delivers everything and drops nothing") {
+        const SimulationResult r = run(f, all_to_all(pp));
+        REQUIRE(r.status == SimulationResult::Status::Completed);
+        CHECK(r.counters.payload_dropped == 0);
+        CHECK(r.counters.payload_sent == r.counters.payload_delivered);
+        CHECK(r.counters.payload_delivered == 16ull * 15 * pp.message_bytes);
+    }
+    SECTION("lossy incast with small buffers drops, and every byte is accounted for") {
+        NetworkParams p = ib_params();
+        p.flow_control = FlowControl::Lossy;
+        FatTreeTwoLayerParams fp = small_ft2(8, 16);
+        fp.fabric.port_buffer_bytes = 64 * 1024;
+        const Fabric lossy(fp);
+        const SimulationResult r = run(lossy, incast(pp, 0, 15), p);
+        CHECK(r.counters.payload_dropped > 0);
+        CHECK(r.counters.payload_sent == r.counters.payload_delivered + r.counters.payload_dropped + r.payload_in_flight);
+        CHECK(r.payload_in_flight == 0);
+        CHECK(r.status == SimulationResult::Status::Stalled);  // no retransmission yet
+    }
+    SECTION("a run cut short by the time limit counts what is still in flight") {
+        const SimulationResult r = run(f, all_to_all(pp), ib_params(), Time::from_us(20));
+        CHECK(r.status == SimulationResult::Status::TimeLimit);
+        CHECK(r.payload_in_flight > 0);
+        CHECK(r.counters.payload_sent == r.counters.payload_delivered + r.counters.payload_dropped + r.payload_in_flight);
+    }
+}
+
+TEST_CASE("lossless credits bound every queue by the buffers feeding it and never drop", "[physics]") {
+    FatTreeTwoLayerParams fp = small_ft2(8, 16);
+    fp.fabric.port_buffer_bytes = 32 * 1024;
+    const Fabric f(fp);
+    PatternParams pp;
+    pp.endpoints = 16;
+    pp.message_bytes = 4 << 20;
+    const SimulationResult r = run(f, incast(pp, 0, 15));
+    REQUIRE(r.status == SimulationResult::Status::Completed);
+    CHECK(r.counters.payload_dropped == 0);
+    // The receiver's port is fed by the leaf's other inputs: 3 endpoints + 4 uplinks (radix 8).
+    CHECK(r.max_queue_bytes <= 7ull * fp.fabric.port_buffer_bytes);
+    // Credits slow senders but the bottleneck stays busy: incast completes near N x S / B.
+    const double ideal_s = 15.0 * pp.message_bytes * 8 / (400e9 * 4096 / 4122);
+    CHECK(r.end_time.seconds() <= ideal_s * 1.03);
+    CHECK(r.end_time.seconds() >= ideal_s);
+}
+
+TEST_CASE("ECMP spreads many flows over all uplinks and keeps one flow on one path", "[physics][routing]") {
+    // Radix 16: 8 endpoints and 8 uplinks per leaf; 4 leaves.
+    const Fabric f(small_ft2(16, 32));
+    const auto channels = f.topology.graph.channels();
+    auto uplinks_of_leaf = [&](std::uint32_t leaf) {
+        std::vector<std::uint32_t> ups;
+        const NodeRef n{NodeKind::Switch, leaf};
+        for (std::uint32_t c = f.topology.graph.first_channel(n); c < f.topology.graph.first_channel(n) + f.topology.graph.channels_of(n); ++c)
+            if (channels[c].to.kind == NodeKind::Switch) ups.push_back(c);
+        return ups;
+    };
+    SECTION("one flow uses exactly one uplink") {
+        Workload w;
+        w.add_message(MessageSpec{.src = 0, .dst = 31, .bytes = 8 << 20, .start = Time::zero()});
+        const SimulationResult r = run(f, w);
+        int used = 0;
+        for (std::uint32_t c : uplinks_of_leaf(0)) used += r.channels[c].bytes > 0;
+        CHECK(used == 1);
+    }
+    SECTION("many flows from one leaf use every uplink") {
+        Workload w;
+        // 8 sources x 24 off-leaf destinations = 192 flows out of leaf 0.
+        for (std::uint32_t s = 0; s < 8; ++s)
+            for (std::uint32_t d = 8; d < 32; ++d)
+                w.add_message(MessageSpec{.src = s, .dst = d, .bytes = 64 * 1024, .start = Time::zero()});
+        const SimulationResult r = run(f, w);
+        const auto ups = uplinks_of_leaf(0);
+        REQUIRE(ups.size() == 8);
+        std::uint64_t total = 0, most = 0;
+        for (std::uint32_t c : ups) {
+            CHECK(r.channels[c].bytes > 0);
+            total += r.channels[c].bytes;
+            most = std::max(most, r.channels[c].bytes);
+        }
+        // Balls into bins: 192 flows over 8 links, the fullest carries well under twice the mean.
+        CHECK(static_cast<double>(most) < 2.0 * static_cast<double>(total) / 8);
+    }
+    SECTION("the ECMP choice depends on the seed's per-switch salt") {
+        Workload w;
+        for (std::uint32_t s = 0; s < 8; ++s)
+            w.add_message(MessageSpec{.src = s, .dst = 8 + s, .bytes = 64 * 1024, .start = Time::zero()});
+        NetworkParams a = ib_params(), b = ib_params();
+        b.seed = 99;
+        const SimulationResult ra = run(f, w, a), rb = run(f, w, b);
+        bool differs = false;
+        for (std::uint32_t c : uplinks_of_leaf(0)) differs |= ra.channels[c].bytes != rb.channels[c].bytes;
+        CHECK(differs);
+    }
+}
+
+TEST_CASE("a message that depends on others starts only after they are received", "[physics][dag]") {
+    const Fabric f(small_ft2(8, 16));
+    Workload w;
+    const auto a = w.add_message(MessageSpec{.src = 0, .dst = 5, .bytes = 1 << 20, .start = Time::zero()});
+    const auto b = w.add_message(MessageSpec{.src = 1, .dst = 5, .bytes = 2 << 20, .start = Time::zero()});
+    const auto c = w.add_message(MessageSpec{.src = 5, .dst = 9, .bytes = 1 << 20});
+    w.start_after(c, {a, b}, Time::from_us(3));
+    const SimulationResult r = run(f, w);
+    REQUIRE(r.status == SimulationResult::Status::Completed);
+    const Time last_dep = std::max(r.messages[a].finished, r.messages[b].finished);
+    CHECK(r.messages[c].started == last_dep + Time::from_us(3));
+}

@@ -1,0 +1,95 @@
+#pragma once
+// Helpers shared by the tests: small fabrics, one-call simulations, running the CLI binary.
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+
+#include "tools/clustersim/simulation.hpp"
+#include "topologies/fat_tree_two_layer.hpp"
+#include "topologies/shortest_path_routes.hpp"
+
+namespace clustersim::test {
+
+inline FatTreeTwoLayerParams small_ft2(std::uint32_t radix, std::uint32_t endpoints) {
+    FatTreeTwoLayerParams p;
+    p.fabric.switch_radix = radix;
+    p.fabric.link_rate = DataRate::from_gbps(400);
+    p.fabric.link_delay = Time::from_ns(50);
+    p.fabric.switch_latency = Time::from_ns(400);
+    p.fabric.port_buffer_bytes = 1 << 20;
+    p.endpoints = endpoints;
+    return p;
+}
+
+struct Fabric {
+    Topology topology;
+    ForwardingTables routes;
+    explicit Fabric(const FatTreeTwoLayerParams& p)
+        : topology(build_fat_tree_two_layer(p)), routes(shortest_path_routes(topology.graph)) {}
+};
+
+inline NetworkParams ib_params() {
+    NetworkParams p;
+    p.mtu_bytes = 4096;
+    p.header_bytes = 26;
+    return p;
+}
+
+inline SimulationResult run(const Fabric& f, const Workload& w, const NetworkParams& p = ib_params(),
+                            Time limit = Time::never()) {
+    SimulationOptions o;
+    o.max_time = limit;
+    return simulate(f.topology, f.routes, w, p, o);
+}
+
+struct CommandResult {
+    int exit_code = -1;
+    std::string out, err;
+};
+
+/// Runs the clustersim binary with `args` (a shell-quoted string), capturing both streams.
+inline CommandResult run_cli(const std::string& args) {
+    static int counter = 0;
+    const auto dir = std::filesystem::temp_directory_path() / "clustersim-tests";
+    std::filesystem::create_directories(dir);
+    const auto base = dir / ("cmd" + std::to_string(getpid()) + "_" + std::to_string(counter++));
+    const std::string out_file = base.string() + ".out", err_file = base.string() + ".err";
+    const std::string cmd = std::string(CLUSTERSIM_BINARY) + " " + args + " >" + out_file + " 2>" + err_file;
+    const int status = std::system(cmd.c_str());
+    CommandResult r;
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    auto slurp = [](const std::string& path) {
+        std::ifstream in(path);
+        std::stringstream ss;
+        ss << in.rdbuf();
+        return ss.str();
+    };
+    r.out = slurp(out_file);
+    r.err = slurp(err_file);
+    std::filesystem::remove(out_file);
+    std::filesystem::remove(err_file);
+    return r;
+}
+
+/// A fresh, empty temporary folder.
+inline std::filesystem::path temp_dir(const std::string& name) {
+    const auto dir = std::filesystem::temp_directory_path() / "clustersim-tests" /
+                     (name + "-" + std::to_string(getpid()));
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    return dir;
+}
+
+inline void write_text(const std::filesystem::path& p, const std::string& text) {
+    std::ofstream out(p);
+    out << text;
+}
+
+inline std::string source_path(const std::string& rel) { return std::string(CLUSTERSIM_SOURCE_DIR) + "/" + rel; }
+
+}  // namespace clustersim::test
