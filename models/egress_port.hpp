@@ -10,13 +10,13 @@
 namespace clustersim {
 
 struct CreditReturn {
-    Time at;                  // when the credit reaches this port
+    Time at;  // when the credit reaches this port
     std::uint32_t bytes = 0;
 };
 
 struct EgressPort {
     PacketQueue queue;
-    Time busy_until;            // transmitter free from this time
+    Time busy_until;               // transmitter free from this time
     Time wake_at = Time::never();  // the one pending wake-up event, if any
     std::int64_t credits_bytes = 0;
     bool unlimited_credits = true;  // lossy mode, or a receiver that always sinks (a host)

@@ -11,7 +11,7 @@
 namespace clustersim {
 
 class ForwardingTables {
-public:
+  public:
     ForwardingTables() = default;
     ForwardingTables(std::uint32_t switches, std::uint32_t edge_switches)
         : edges_(edge_switches),
@@ -35,11 +35,11 @@ public:
     }
     std::size_t group_count() const { return group_start_.empty() ? 0 : group_start_.size() - 1; }
     std::size_t memory_bytes() const {
-        return (group_of_.size() + edge_of_switch_.size()) * sizeof(std::uint32_t) + pool_.size() * sizeof(std::uint32_t) +
-               group_start_.size() * sizeof(std::uint32_t);
+        return (group_of_.size() + edge_of_switch_.size()) * sizeof(std::uint32_t) +
+               pool_.size() * sizeof(std::uint32_t) + group_start_.size() * sizeof(std::uint32_t);
     }
 
-private:
+  private:
     std::uint32_t edges_ = 0;
     std::vector<std::uint32_t> group_of_;
     std::vector<std::uint32_t> edge_of_switch_;

@@ -29,7 +29,7 @@ struct NicPreset {
 };
 
 class HardwareCatalog {
-public:
+  public:
     /// The presets built into the binary (parsed once).
     static const HardwareCatalog& builtin();
 
@@ -38,7 +38,7 @@ public:
     const NicPreset* find_nic(const std::string& name) const;
     std::vector<std::string> switch_names() const;
 
-private:
+  private:
     std::map<std::string, SwitchPreset> switches_;
     std::map<std::string, LinkLayerPreset> link_layers_;
     std::map<std::string, NicPreset> nics_;

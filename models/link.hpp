@@ -21,7 +21,7 @@ struct Link {
     Time arrival_delay;  // propagation plus the forwarding latency of the receiving switch
     NodeRef to;
     RingBuffer<InFlight> in_flight;
-    std::uint64_t bytes_carried = 0;    // wire bytes, headers included
+    std::uint64_t bytes_carried = 0;  // wire bytes, headers included
     std::uint64_t packets_carried = 0;
 };
 

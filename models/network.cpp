@@ -211,8 +211,10 @@ void Network::on_link_arrival(std::uint32_t ch) {
     if (!link.in_flight.empty()) sim_.schedule(link.in_flight.front().arrival, ch, kLinkArrival);
     ++pool_[f.packet].hops;
     ++counters_.packet_hops;
-    if (link.to.kind == NodeKind::Switch) switch_receive(link.to.index, f.packet);
-    else endpoint_receive(f.packet);
+    if (link.to.kind == NodeKind::Switch)
+        switch_receive(link.to.index, f.packet);
+    else
+        endpoint_receive(f.packet);
 }
 
 std::uint32_t Network::route(std::uint32_t sw, const Packet& p) const {

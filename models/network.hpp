@@ -20,18 +20,18 @@ namespace clustersim {
 enum class FlowControl : std::uint8_t { Credit, Lossy };
 
 struct NetworkParams {
-    std::uint32_t mtu_bytes = 4096;   // payload per packet
-    std::uint32_t header_bytes = 0;   // added to every packet on the wire
+    std::uint32_t mtu_bytes = 4096;  // payload per packet
+    std::uint32_t header_bytes = 0;  // added to every packet on the wire
     FlowControl flow_control = FlowControl::Credit;
     std::uint64_t seed = 1;
-    Time extra_latency;               // added to every message's completion (what-if studies)
+    Time extra_latency;  // added to every message's completion (what-if studies)
 };
 
 struct MessageState {
-    Time started = Time::never();    // eligible to send (start time or trigger)
-    Time first_sent = Time::never(); // first byte on the wire
-    Time last_sent = Time::never();  // last byte off the sender
-    Time finished = Time::never();   // last byte received
+    Time started = Time::never();     // eligible to send (start time or trigger)
+    Time first_sent = Time::never();  // first byte on the wire
+    Time last_sent = Time::never();   // last byte off the sender
+    Time finished = Time::never();    // last byte received
     std::uint64_t bytes_segmented = 0;
     std::uint64_t bytes_received = 0;
 };
@@ -42,13 +42,19 @@ struct NetworkCounters {
     std::uint64_t payload_dropped = 0;
     std::uint64_t packets_sent = 0;
     std::uint64_t packets_dropped = 0;
-    std::uint64_t packet_hops = 0;        // packets crossing one link
+    std::uint64_t packet_hops = 0;  // packets crossing one link
     std::uint64_t messages_finished = 0;
 };
 
 class Network {
-public:
-    enum EventKind : std::uint32_t { kPortWake, kLinkArrival, kMessageStart, kMessageDone, kSendDone };
+  public:
+    enum EventKind : std::uint32_t {
+        kPortWake,
+        kLinkArrival,
+        kMessageStart,
+        kMessageDone,
+        kSendDone
+    };
 
     Network(Simulator& sim, const PortGraph& graph, const ForwardingTables& routes,
             const Workload& workload, const NetworkParams& params);
@@ -69,11 +75,11 @@ public:
     Signal<std::uint32_t> message_finished;               // message index
     Signal<std::uint32_t, std::uint32_t> packet_dropped;  // channel, message index
 
-private:
+  private:
     struct Nic {
-        std::uint32_t channel = kNone;        // its (first) egress channel
-        std::vector<std::uint32_t> active;    // messages with bytes left to segment
-        std::size_t next = 0;                 // round-robin position in `active`
+        std::uint32_t channel = kNone;      // its (first) egress channel
+        std::vector<std::uint32_t> active;  // messages with bytes left to segment
+        std::size_t next = 0;               // round-robin position in `active`
     };
     struct TriggerState {
         std::uint32_t remaining = 0;

@@ -9,14 +9,14 @@ namespace clustersim {
 inline constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
 
 struct Packet {
-    std::uint32_t message = kNone;     // the message this packet carries a piece of
-    std::uint32_t dst = 0;             // destination endpoint
-    std::uint32_t payload_bytes = 0;   // message bytes carried
-    std::uint32_t wire_bytes = 0;      // payload + per-packet headers: what occupies links/buffers
-    std::uint32_t entropy = 0;         // flow hash input (header fields), constant per flow
+    std::uint32_t message = kNone;    // the message this packet carries a piece of
+    std::uint32_t dst = 0;            // destination endpoint
+    std::uint32_t payload_bytes = 0;  // message bytes carried
+    std::uint32_t wire_bytes = 0;     // payload + per-packet headers: what occupies links/buffers
+    std::uint32_t entropy = 0;        // flow hash input (header fields), constant per flow
     std::uint32_t credit_channel = kNone;  // upstream channel whose credits this packet holds
-    std::uint32_t next = kNone;        // intrusive FIFO link
-    std::uint16_t hops = 0;            // links crossed so far
+    std::uint32_t next = kNone;            // intrusive FIFO link
+    std::uint16_t hops = 0;                // links crossed so far
 };
 
 }  // namespace clustersim

@@ -9,7 +9,7 @@
 namespace clustersim {
 
 class PacketPool {
-public:
+  public:
     std::uint32_t acquire() {
         if (free_.empty()) {
             packets_.emplace_back();
@@ -31,7 +31,7 @@ public:
     std::size_t live() const { return live_; }
     std::size_t capacity() const { return packets_.size(); }
 
-private:
+  private:
     std::vector<Packet> packets_;
     std::vector<std::uint32_t> free_;
     std::size_t live_ = 0;
@@ -48,8 +48,10 @@ struct PacketQueue {
     void push(PacketPool& pool, std::uint32_t id) {
         Packet& p = pool[id];
         p.next = kNone;
-        if (tail == kNone) head = id;
-        else pool[tail].next = id;
+        if (tail == kNone)
+            head = id;
+        else
+            pool[tail].next = id;
         tail = id;
         ++count;
         bytes += p.wire_bytes;

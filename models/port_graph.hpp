@@ -31,12 +31,12 @@ struct Channel {
 struct SwitchInfo {
     std::uint32_t tier = 0;  // 0 = leaf (faces endpoints), 1 = spine, 2 = core
     std::uint32_t radix = 0;
-    Time latency;            // forwarding latency, input to output
+    Time latency;  // forwarding latency, input to output
     std::uint64_t port_buffer_bytes = 0;
 };
 
 class PortGraph {
-public:
+  public:
     std::uint32_t add_switch(const SwitchInfo& info) {
         switches_.push_back(info);
         return static_cast<std::uint32_t>(switches_.size() - 1);
@@ -60,7 +60,7 @@ public:
     std::uint32_t first_channel(NodeRef n) const { return offsets_[slot(n)]; }
     std::uint32_t channels_of(NodeRef n) const { return offsets_[slot(n) + 1] - offsets_[slot(n)]; }
 
-private:
+  private:
     struct Cable {
         NodeRef a, b;
         DataRate rate;

@@ -15,11 +15,11 @@ struct MessageSpec {
     std::uint32_t src = 0;
     std::uint32_t dst = 0;
     std::uint64_t bytes = 0;
-    Time start = Time::never();            // absolute start, or never when started by a trigger
-    std::uint32_t start_trigger = kNone;   // trigger that starts it
+    Time start = Time::never();               // absolute start, or never when started by a trigger
+    std::uint32_t start_trigger = kNone;      // trigger that starts it
     std::uint32_t send_done_trigger = kNone;  // activated when its last byte leaves the sender
     std::uint32_t recv_done_trigger = kNone;  // activated when its last byte arrives
-    std::uint64_t label = 0;               // the id users know it by (trace id, or its index)
+    std::uint64_t label = 0;                  // the id users know it by (trace id, or its index)
 };
 
 enum class TriggerKind : std::uint8_t {

@@ -8,7 +8,7 @@
 namespace clustersim {
 
 class DataRate {
-public:
+  public:
     constexpr DataRate() = default;
     static constexpr DataRate from_bps(std::int64_t bps) { return DataRate(bps); }
     static constexpr DataRate from_gbps(double gbps) {
@@ -22,7 +22,7 @@ public:
     constexpr double gigabytes_per_s() const { return static_cast<double>(bps_) / 8e9; }
     constexpr auto operator<=>(const DataRate&) const = default;
 
-private:
+  private:
     constexpr explicit DataRate(std::int64_t bps) : bps_(bps) {}
     std::int64_t bps_ = 0;
 };
@@ -31,7 +31,7 @@ private:
 /// serialisation time is one multiply and shift instead of a division, is never early, and is
 /// late by less than 1 ps + 2^-32 ps per byte.
 class SerialisationClock {
-public:
+  public:
     constexpr SerialisationClock() = default;
     constexpr explicit SerialisationClock(DataRate rate) {
         if (rate.bps() <= 0) return;
@@ -44,7 +44,7 @@ public:
         return Time::from_ps(static_cast<std::int64_t>((scaled + kRoundUp) >> kFractionBits));
     }
 
-private:
+  private:
     static constexpr unsigned kFractionBits = 32;
     static constexpr uint128 kRoundUp = (static_cast<uint128>(1) << kFractionBits) - 1;
     uint128 fixed_ps_per_byte_ = 0;

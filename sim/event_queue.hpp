@@ -9,7 +9,7 @@
 namespace clustersim {
 
 class EventQueue {
-public:
+  public:
     void reserve(std::size_t n) { heap_.reserve(n); }
     bool empty() const { return heap_.empty(); }
     std::size_t size() const { return heap_.size(); }
@@ -37,7 +37,7 @@ public:
 
     void clear() { heap_.clear(); }
 
-private:
+  private:
     static constexpr std::size_t kArity = 4;
 
     void sift_up(std::size_t i) {

@@ -8,7 +8,7 @@
 namespace clustersim {
 
 class InputError : public std::runtime_error {
-public:
+  public:
     InputError(std::string file, std::uint32_t line, std::uint32_t column, std::string key,
                const std::string& message)
         : std::runtime_error(message),
@@ -33,7 +33,7 @@ public:
     std::uint32_t column() const { return column_; }
     const std::string& key() const { return key_; }
 
-private:
+  private:
     std::string file_;
     std::uint32_t line_ = 0, column_ = 0;
     std::string key_;

@@ -28,7 +28,7 @@ constexpr std::uint64_t hash_name(std::string_view name) {
 }
 
 class RandomStream {
-public:
+  public:
     using result_type = std::uint64_t;
 
     RandomStream(std::uint64_t seed, std::string_view stream, std::uint64_t index = 0) {
@@ -58,8 +58,10 @@ public:
     /// Uniform double in [0, 1).
     double uniform() { return static_cast<double>((*this)() >> 11) * 0x1.0p-53; }
 
-private:
-    static constexpr std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+  private:
+    static constexpr std::uint64_t rotl(std::uint64_t x, int k) {
+        return (x << k) | (x >> (64 - k));
+    }
     std::uint64_t s_[4]{};
 };
 

@@ -9,7 +9,7 @@ namespace clustersim {
 
 template <class T>
 class RingBuffer {
-public:
+  public:
     bool empty() const { return count_ == 0; }
     std::size_t size() const { return count_; }
     const T& front() const { return items_[head_]; }
@@ -28,7 +28,7 @@ public:
         return v;
     }
 
-private:
+  private:
     void grow() {
         const std::size_t cap = items_.empty() ? 8 : items_.size() * 2;
         std::vector<T> next(cap);

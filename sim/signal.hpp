@@ -9,7 +9,7 @@ namespace clustersim {
 
 template <class... Args>
 class Signal {
-public:
+  public:
     using Slot = std::function<void(Args...)>;
     void connect(Slot slot) { slots_.push_back(std::move(slot)); }
     bool connected() const { return !slots_.empty(); }
@@ -17,7 +17,7 @@ public:
         for (const auto& s : slots_) s(args...);
     }
 
-private:
+  private:
     std::vector<Slot> slots_;
 };
 

@@ -9,12 +9,14 @@
 namespace clustersim {
 
 template <class H>
-concept EventHandler = requires(H h, const Event& e) { h.handle(e); };
+concept EventHandler = requires(H h, const Event& e) {
+    h.handle(e);
+};
 
 enum class StopReason : std::uint8_t { QueueEmpty, TimeLimit, Requested };
 
 class Simulator {
-public:
+  public:
     Time now() const { return now_; }
     std::uint64_t events_processed() const { return events_processed_; }
     std::size_t pending() const { return queue_.size(); }
@@ -53,7 +55,7 @@ public:
         return run(handler, limit, [](const Simulator&) {});
     }
 
-private:
+  private:
     EventQueue queue_;
     Time now_;
     std::uint64_t next_sequence_ = 0;

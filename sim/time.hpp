@@ -8,7 +8,7 @@
 namespace clustersim {
 
 class Time {
-public:
+  public:
     constexpr Time() = default;
     static constexpr Time from_ps(std::int64_t ps) { return Time(ps); }
     static constexpr Time from_ns(double ns) { return Time(round_to_ps(ns * 1e3)); }
@@ -30,7 +30,7 @@ public:
     }
     constexpr auto operator<=>(const Time&) const = default;
 
-private:
+  private:
     constexpr explicit Time(std::int64_t ps) : ps_(ps) {}
     static constexpr std::int64_t round_to_ps(double ps) {
         return static_cast<std::int64_t>(ps < 0 ? ps - 0.5 : ps + 0.5);

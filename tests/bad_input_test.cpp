@@ -7,10 +7,10 @@ using namespace clustersim::test;
 namespace {
 
 struct Case {
-    std::string scenario;     // file text (empty: the file does not exist)
-    std::string extra;        // extra command-line words
-    std::string expect_where; // text the one-line error must contain (file:line:col or --set)
-    std::string expect_what;  // and this
+    std::string scenario;      // file text (empty: the file does not exist)
+    std::string extra;         // extra command-line words
+    std::string expect_where;  // text the one-line error must contain (file:line:col or --set)
+    std::string expect_what;   // and this
 };
 
 void expect_bad_input(const Case& c, const std::string& name) {
@@ -31,7 +31,8 @@ void expect_bad_input(const Case& c, const std::string& name) {
     CHECK_FALSE(std::filesystem::exists(out / "messages.csv"));
 }
 
-const std::string kGood = "topology: {kind: ft2, switch_radix: 8}\nworkload: {kind: alltoall, message_bytes: 4096}\n";
+const std::string kGood =
+    "topology: {kind: ft2, switch_radix: 8}\nworkload: {kind: alltoall, message_bytes: 4096}\n";
 
 }  // namespace
 
@@ -40,51 +41,62 @@ TEST_CASE("a missing scenario file is bad input", "[cli][input]") {
 }
 
 TEST_CASE("a YAML syntax error names file, line and column", "[cli][input]") {
-    expect_bad_input({"topology:\n  kind: ft2\n  endpoints: [1, 2\n", "", "s.yaml:4:1", "YAML syntax error"}, "syntax");
+    expect_bad_input(
+        {"topology:\n  kind: ft2\n  endpoints: [1, 2\n", "", "s.yaml:4:1", "YAML syntax error"},
+        "syntax");
 }
 
 TEST_CASE("an unknown key names its path and the keys that exist", "[cli][input]") {
-    expect_bad_input({kGood + "network:\n  link_rate_gpbs: 100\n", "", "s.yaml:4:3: network.link_rate_gpbs",
-                      "unknown key (expected one of: link_rate_gbps"},
-                     "unknown-key");
+    expect_bad_input(
+        {kGood + "network:\n  link_rate_gpbs: 100\n", "", "s.yaml:4:3: network.link_rate_gpbs",
+         "unknown key (expected one of: link_rate_gbps"},
+        "unknown-key");
 }
 
 TEST_CASE("a value of the wrong type names the key and the expected type", "[cli][input]") {
-    expect_bad_input({kGood + "network:\n  mtu_bytes: large\n", "", "s.yaml:4:14: network.mtu_bytes",
-                      "'large' is not an integer"},
+    expect_bad_input({kGood + "network:\n  mtu_bytes: large\n", "",
+                      "s.yaml:4:14: network.mtu_bytes", "'large' is not an integer"},
                      "type");
 }
 
 TEST_CASE("an out-of-range value names the range", "[cli][input]") {
-    expect_bad_input({kGood + "topology:\n  kind: ft2\n  oversubscription: 0.5\n", "", "topology.oversubscription",
-                      "out of range (expected 1 to"},
+    expect_bad_input({kGood + "topology:\n  kind: ft2\n  oversubscription: 0.5\n", "",
+                      "topology.oversubscription", "out of range (expected 1 to"},
                      "range");
-    expect_bad_input({kGood, "--set topology.endpoints=100", "--set: topology.endpoints", "exceed"}, "limit");
+    expect_bad_input({kGood, "--set topology.endpoints=100", "--set: topology.endpoints", "exceed"},
+                     "limit");
 }
 
 TEST_CASE("an unknown --set path is bad input", "[cli][input]") {
-    expect_bad_input({kGood, "--set network.colour=blue", "--set: network.colour", "unknown key"}, "set-path");
+    expect_bad_input({kGood, "--set network.colour=blue", "--set: network.colour", "unknown key"},
+                     "set-path");
     expect_bad_input({kGood, "--set network.mtu_bytes", "--set", "PATH=VALUE"}, "set-form");
 }
 
 TEST_CASE("an unknown value and a reserved feature are bad input", "[cli][input]") {
-    expect_bad_input({kGood + "network:\n  routing: magic\n", "", "s.yaml:4:12: network.routing", "unknown value 'magic'"},
+    expect_bad_input({kGood + "network:\n  routing: magic\n", "", "s.yaml:4:12: network.routing",
+                      "unknown value 'magic'"},
                      "enum");
-    expect_bad_input({kGood + "network:\n  routing: adaptive\n", "", "network.routing", "unsupported value 'adaptive'"},
+    expect_bad_input({kGood + "network:\n  routing: adaptive\n", "", "network.routing",
+                      "unsupported value 'adaptive'"},
                      "unsupported");
-    expect_bad_input({kGood + "model:\n  name: deepseek-v3\n", "", "s.yaml:4:3: model.name", "unsupported key"},
-                     "reserved");
+    expect_bad_input(
+        {kGood + "model:\n  name: deepseek-v3\n", "", "s.yaml:4:3: model.name", "unsupported key"},
+        "reserved");
 }
 
-TEST_CASE("a malformed connection-matrix line names the trace file, line and column", "[cli][input][trace]") {
+TEST_CASE("a malformed connection-matrix line names the trace file, line and column",
+          "[cli][input][trace]") {
     const auto dir = temp_dir("bad-cm-file");
     write_text(dir / "bad.cm", "Nodes 8\nConnections 1\n0->1 start 0 size 10 bogus\n");
-    expect_bad_input({"topology: {kind: ft2, switch_radix: 8}\nworkload: {kind: trace, file: " + (dir / "bad.cm").string() + "}\n",
+    expect_bad_input({"topology: {kind: ft2, switch_radix: 8}\nworkload: {kind: trace, file: " +
+                          (dir / "bad.cm").string() + "}\n",
                       "", (dir / "bad.cm").string() + ":3:22", "unknown token 'bogus'"},
                      "cm");
-    expect_bad_input({"topology: {kind: ft2, switch_radix: 8}\nworkload: {kind: trace, file: nowhere.cm}\n", "", "nowhere.cm",
-                      "cannot open"},
-                     "cm-missing");
+    expect_bad_input(
+        {"topology: {kind: ft2, switch_radix: 8}\nworkload: {kind: trace, file: nowhere.cm}\n", "",
+         "nowhere.cm", "cannot open"},
+        "cm-missing");
 }
 
 TEST_CASE("a bad command-line option is bad input", "[cli][input]") {

@@ -4,7 +4,10 @@
 
 using namespace clustersim;
 
-TEST_CASE("bench reports the contract's keys (a tiny run; speed itself is measured by `clustersim bench`)", "[bench]") {
+TEST_CASE(
+    "bench reports the contract's keys (a tiny run; speed itself is measured by `clustersim "
+    "bench`)",
+    "[bench]") {
     BenchOptions o;
     o.seconds_per_queue_size = 0.01;
     o.radix = 8;

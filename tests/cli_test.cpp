@@ -24,7 +24,8 @@ Json without_wall_clock(Json j) {
 
 }  // namespace
 
-TEST_CASE("topo on an FT2 of 64-port switches reports 2,048 endpoints, 96 switches, 2,048 links", "[cli]") {
+TEST_CASE("topo on an FT2 of 64-port switches reports 2,048 endpoints, 96 switches, 2,048 links",
+          "[cli]") {
     const auto dir = temp_dir("topo");
     write_text(dir / "ft2.yaml", "topology: {kind: ft2}\n");
     const auto r = run_cli("topo " + (dir / "ft2.yaml").string() + " --json");
@@ -38,13 +39,16 @@ TEST_CASE("topo on an FT2 of 64-port switches reports 2,048 endpoints, 96 switch
     CHECK(j["constructible"] == true);
 }
 
-TEST_CASE("same scenario and seed give identical results.json apart from wall-clock fields", "[cli][determinism]") {
+TEST_CASE("same scenario and seed give identical results.json apart from wall-clock fields",
+          "[cli][determinism]") {
     const auto a = temp_dir("det-a"), b = temp_dir("det-b");
     const std::string scen = source_path("scenarios/ft2-alltoall.yaml");
-    const std::string opts = " --set topology.endpoints=32 --set workload.message_bytes=64KiB --quiet";
+    const std::string opts =
+        " --set topology.endpoints=32 --set workload.message_bytes=64KiB --quiet";
     REQUIRE(run_cli("run " + scen + opts + " --out " + a.string()).exit_code == 0);
     REQUIRE(run_cli("run " + scen + opts + " --out " + b.string()).exit_code == 0);
-    const Json ja = Json::parse(read(a / "results.json")), jb = Json::parse(read(b / "results.json"));
+    const Json ja = Json::parse(read(a / "results.json")),
+               jb = Json::parse(read(b / "results.json"));
     CHECK(without_wall_clock(ja).dump() == without_wall_clock(jb).dump());
     CHECK(read(a / "messages.csv") == read(b / "messages.csv"));
     // A different seed changes the ECMP salts, hence the results.
@@ -58,18 +62,24 @@ TEST_CASE("run --json prints the contract's keys and one JSON document", "[cli]"
                            " --set workload.message_bytes=256KiB --json");
     REQUIRE(r.exit_code == 0);
     const Json j = Json::parse(r.out);
-    for (const char* k : {"scenario", "seed", "sim", "messages", "bandwidth", "network"}) CHECK(j.contains(k));
-    for (const char* k : {"events", "packets", "sim_time_us", "wall_s", "events_per_s"}) CHECK(j["sim"].contains(k));
+    for (const char* k : {"scenario", "seed", "sim", "messages", "bandwidth", "network"})
+        CHECK(j.contains(k));
+    for (const char* k : {"events", "packets", "sim_time_us", "wall_s", "events_per_s"})
+        CHECK(j["sim"].contains(k));
     for (const char* k : {"p50", "p99", "max"}) CHECK(j["messages"]["latency_us"].contains(k));
-    for (const char* k : {"bytes_delivered", "bytes_dropped", "pfc_pauses", "max_link_util"}) CHECK(j["network"].contains(k));
+    for (const char* k : {"bytes_delivered", "bytes_dropped", "pfc_pauses", "max_link_util"})
+        CHECK(j["network"].contains(k));
     CHECK(j["messages"]["count"] == 31);
     CHECK(j["network"]["bytes_delivered"] == 31 * 256 * 1024);
     CHECK(j["network"]["bytes_delivered"].is_number_integer());
 }
 
-TEST_CASE("a 128-host permutation from a connection matrix reports every completion in messages.csv", "[cli][trace]") {
+TEST_CASE(
+    "a 128-host permutation from a connection matrix reports every completion in messages.csv",
+    "[cli][trace]") {
     const auto dir = temp_dir("trace");
-    const auto r = run_cli("run " + source_path("scenarios/ft2-trace-permutation.yaml") + " --quiet --out " + dir.string());
+    const auto r = run_cli("run " + source_path("scenarios/ft2-trace-permutation.yaml") +
+                           " --quiet --out " + dir.string());
     REQUIRE(r.exit_code == 0);
     std::ifstream csv(dir / "messages.csv");
     std::string line;
@@ -90,8 +100,8 @@ TEST_CASE("a 128-host permutation from a connection matrix reports every complet
 
 TEST_CASE("a run that reaches sim.max_time_us exits 3 and names the unfinished messages", "[cli]") {
     const auto dir = temp_dir("limit");
-    const auto r = run_cli("run " + source_path("scenarios/ft2-incast.yaml") + " --set sim.max_time_us=10 --quiet --out " +
-                           dir.string());
+    const auto r = run_cli("run " + source_path("scenarios/ft2-incast.yaml") +
+                           " --set sim.max_time_us=10 --quiet --out " + dir.string());
     CHECK(r.exit_code == 3);
     CHECK(r.err.find("max_time_us") != std::string::npos);
     CHECK(r.err.find("message") != std::string::npos);
@@ -99,8 +109,9 @@ TEST_CASE("a run that reaches sim.max_time_us exits 3 and names the unfinished m
 }
 
 TEST_CASE("lossy tail drop without retransmission ends as a stalled run with exit 3", "[cli]") {
-    const auto r = run_cli("run " + source_path("scenarios/ft2-incast.yaml") +
-                           " --set network.flow_control=lossy --set network.port_buffer_bytes=65536 --json");
+    const auto r =
+        run_cli("run " + source_path("scenarios/ft2-incast.yaml") +
+                " --set network.flow_control=lossy --set network.port_buffer_bytes=65536 --json");
     CHECK(r.exit_code == 3);
     const Json j = Json::parse(r.out);
     CHECK(j["status"] == "stalled");

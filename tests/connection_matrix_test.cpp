@@ -47,7 +47,8 @@ TEST_CASE("connection matrix: header, connections, comments and triggers", "[tra
     CHECK(cm.workload.triggers[0].targets == std::vector<std::uint32_t>{1});
 }
 
-TEST_CASE("connection matrix: malformed lines are input errors with their line and column", "[trace]") {
+TEST_CASE("connection matrix: malformed lines are input errors with their line and column",
+          "[trace]") {
     auto e = parse_error("Nodes 4\nConnections 1\n0->1 start 0 size 10 colour blue\n");
     CHECK(e.line() == 3);
     CHECK(e.column() == 22);
@@ -74,7 +75,8 @@ TEST_CASE("connection matrix: malformed lines are input errors with their line a
     CHECK(std::string(e.what()).find("no start") != std::string::npos);
 }
 
-TEST_CASE("a trigger chain runs in order: each message starts when the previous one lands", "[trace][physics]") {
+TEST_CASE("a trigger chain runs in order: each message starts when the previous one lands",
+          "[trace][physics]") {
     // 0->1, then 1->2 on a oneshot trigger, then 2->3 on a barrier of 2 (recv of the second,
     // send-done of the first), then a multishot fired twice starts two messages one by one.
     const auto cm = parse(

@@ -11,7 +11,8 @@ using namespace clustersim;
 TEST_CASE("event queue pops in (time, sequence) order, equal times first-in first-out", "[sim]") {
     EventQueue q;
     std::uint64_t seq = 0;
-    for (int t : {5, 1, 5, 3, 1, 5}) q.push(Event{Time::from_ps(t), seq++, static_cast<std::uint32_t>(seq), 0});
+    for (int t : {5, 1, 5, 3, 1, 5})
+        q.push(Event{Time::from_ps(t), seq++, static_cast<std::uint32_t>(seq), 0});
     std::vector<std::pair<std::int64_t, std::uint64_t>> order;
     while (!q.empty()) {
         const Event e = q.pop();
@@ -22,9 +23,12 @@ TEST_CASE("event queue pops in (time, sequence) order, equal times first-in firs
     CHECK(order == expected);
 }
 
-TEST_CASE("event queue agrees with a reference priority queue under a random hold workload", "[sim]") {
+TEST_CASE("event queue agrees with a reference priority queue under a random hold workload",
+          "[sim]") {
     EventQueue q;
-    std::priority_queue<Event, std::vector<Event>, decltype([](const Event& a, const Event& b) { return b < a; })> ref;
+    std::priority_queue<Event, std::vector<Event>,
+                        decltype([](const Event& a, const Event& b) { return b < a; })>
+        ref;
     RandomStream rng(7, "test");
     std::uint64_t seq = 0;
     for (int i = 0; i < 1000; ++i) {
@@ -34,7 +38,8 @@ TEST_CASE("event queue agrees with a reference priority queue under a random hol
     }
     for (int i = 0; i < 20000; ++i) {
         REQUIRE(q.top().sequence == ref.top().sequence);
-        const Event e{q.top().time + Time::from_ps(static_cast<std::int64_t>(rng.below(1000))), seq++, 0, 0};
+        const Event e{q.top().time + Time::from_ps(static_cast<std::int64_t>(rng.below(1000))),
+                      seq++, 0, 0};
         const Event popped = (i % 2) ? q.replace_top(e) : q.pop();
         if (i % 2 == 0) q.push(e);
         REQUIRE(popped.sequence == ref.top().sequence);
@@ -66,7 +71,8 @@ TEST_CASE("simulator stops at the time limit without running later events", "[si
     CHECK(r.seen.back() == 100);
 }
 
-TEST_CASE("random streams are reproducible per seed and name, and independent across names", "[sim]") {
+TEST_CASE("random streams are reproducible per seed and name, and independent across names",
+          "[sim]") {
     RandomStream a(1, "ecmp"), b(1, "ecmp"), c(1, "other"), d(2, "ecmp");
     const auto va = a(), vb = b(), vc = c(), vd = d();
     CHECK(va == vb);

@@ -70,7 +70,8 @@ TEST_CASE("FT2 counts follow the closed forms at several radices and sizes", "[t
         CHECK(t.inventory.switches == k + k / 2);
         CHECK(t.inventory.switch_links == k * k / 2);
         CHECK(t.inventory.endpoint_links == k * k / 2);
-        CHECK(t.graph.channel_count() == 2 * (t.inventory.switch_links + t.inventory.endpoint_links));
+        CHECK(t.graph.channel_count() ==
+              2 * (t.inventory.switch_links + t.inventory.endpoint_links));
     }
     // A partial FT2 keeps the radix and builds the leaves it needs, with equal uplink counts.
     const Topology t = build_fat_tree_two_layer(small_ft2(16, 20));  // 8 down per leaf -> 3 leaves
@@ -105,7 +106,8 @@ TEST_CASE("FT2 limits are enforced with the key at fault", "[topology]") {
     }
 }
 
-TEST_CASE("in FT2 every endpoint reaches every other, over the expected hops and paths", "[topology][routing]") {
+TEST_CASE("in FT2 every endpoint reaches every other, over the expected hops and paths",
+          "[topology][routing]") {
     for (std::uint32_t k : {4u, 8u}) {
         const Fabric f(small_ft2(k, 0));
         const std::uint32_t n = f.topology.graph.endpoint_count();
@@ -126,9 +128,11 @@ TEST_CASE("in FT2 every endpoint reaches every other, over the expected hops and
     }
 }
 
-TEST_CASE("forwarding state is keyed by edge switch and stays small for a 2,048-endpoint FT2", "[topology][routing]") {
+TEST_CASE("forwarding state is keyed by edge switch and stays small for a 2,048-endpoint FT2",
+          "[topology][routing]") {
     const Fabric f(small_ft2(64, 0));
     CHECK(f.routes.edge_count() == 64);
-    CHECK(f.routes.group_count() == 64 + 32 * 64);  // one up-set per leaf, one down-link per (spine, leaf)
+    CHECK(f.routes.group_count() ==
+          64 + 32 * 64);  // one up-set per leaf, one down-link per (spine, leaf)
     CHECK(f.routes.memory_bytes() < 200 * 1024);
 }

@@ -16,11 +16,14 @@ Workload one_message(std::uint32_t src, std::uint32_t dst, std::uint64_t bytes) 
     return w;
 }
 
-double seconds(Time t) { return t.seconds(); }
+double seconds(Time t) {
+    return t.seconds();
+}
 
 }  // namespace
 
-TEST_CASE("one message over one switch takes serialisation + propagation + switch latency", "[physics]") {
+TEST_CASE("one message over one switch takes serialisation + propagation + switch latency",
+          "[physics]") {
     // Two endpoints on one leaf: endpoint -> link -> switch -> link -> endpoint.
     const Fabric f(small_ft2(4, 2));
     const NetworkParams p = ib_params();
@@ -33,7 +36,8 @@ TEST_CASE("one message over one switch takes serialisation + propagation + switc
         const double expected_s = wire_s + 2 * 50e-9 + 400e-9;
         const double packet_s = (p.mtu_bytes + p.header_bytes) * 8 / rate;
         const double measured_s = seconds(r.messages[0].finished - r.messages[0].started);
-        INFO("bytes " << bytes << " measured " << measured_s * 1e6 << " us, expected " << expected_s * 1e6);
+        INFO("bytes " << bytes << " measured " << measured_s * 1e6 << " us, expected "
+                      << expected_s * 1e6);
         CHECK(measured_s >= expected_s);
         CHECK(measured_s <= expected_s + packet_s);
     }
@@ -55,7 +59,8 @@ TEST_CASE("a single long flow reaches at least 97% of line rate after headers", 
     const std::uint64_t bytes = 64ull << 20;
     const SimulationResult r = run(f, one_message(0, 15, bytes), p);  // crosses the spine
     REQUIRE(r.status == SimulationResult::Status::Completed);
-    const double goodput_bps = static_cast<double>(bytes) * 8 / seconds(r.messages[0].finished - r.messages[0].started);
+    const double goodput_bps =
+        static_cast<double>(bytes) * 8 / seconds(r.messages[0].finished - r.messages[0].started);
     const double payload_line_rate = 400e9 * p.mtu_bytes / (p.mtu_bytes + p.header_bytes);
     CHECK(goodput_bps >= 0.97 * payload_line_rate);
     CHECK(goodput_bps <= payload_line_rate);
@@ -106,7 +111,8 @@ TEST_CASE("bytes sent equal bytes delivered plus bytes dropped", "[physics]") {
         const Fabric lossy(fp);
         const SimulationResult r = run(lossy, incast(pp, 0, 15), p);
         CHECK(r.counters.payload_dropped > 0);
-        CHECK(r.counters.payload_sent == r.counters.payload_delivered + r.counters.payload_dropped + r.payload_in_flight);
+        CHECK(r.counters.payload_sent ==
+              r.counters.payload_delivered + r.counters.payload_dropped + r.payload_in_flight);
         CHECK(r.payload_in_flight == 0);
         CHECK(r.status == SimulationResult::Status::Stalled);  // no retransmission yet
     }
@@ -114,11 +120,13 @@ TEST_CASE("bytes sent equal bytes delivered plus bytes dropped", "[physics]") {
         const SimulationResult r = run(f, all_to_all(pp), ib_params(), Time::from_us(20));
         CHECK(r.status == SimulationResult::Status::TimeLimit);
         CHECK(r.payload_in_flight > 0);
-        CHECK(r.counters.payload_sent == r.counters.payload_delivered + r.counters.payload_dropped + r.payload_in_flight);
+        CHECK(r.counters.payload_sent ==
+              r.counters.payload_delivered + r.counters.payload_dropped + r.payload_in_flight);
     }
 }
 
-TEST_CASE("lossless credits bound every queue by the buffers feeding it and never drop", "[physics]") {
+TEST_CASE("lossless credits bound every queue by the buffers feeding it and never drop",
+          "[physics]") {
     FatTreeTwoLayerParams fp = small_ft2(8, 16);
     fp.fabric.port_buffer_bytes = 32 * 1024;
     const Fabric f(fp);
@@ -136,14 +144,16 @@ TEST_CASE("lossless credits bound every queue by the buffers feeding it and neve
     CHECK(r.end_time.seconds() >= ideal_s);
 }
 
-TEST_CASE("ECMP spreads many flows over all uplinks and keeps one flow on one path", "[physics][routing]") {
+TEST_CASE("ECMP spreads many flows over all uplinks and keeps one flow on one path",
+          "[physics][routing]") {
     // Radix 16: 8 endpoints and 8 uplinks per leaf; 4 leaves.
     const Fabric f(small_ft2(16, 32));
     const auto channels = f.topology.graph.channels();
     auto uplinks_of_leaf = [&](std::uint32_t leaf) {
         std::vector<std::uint32_t> ups;
         const NodeRef n{NodeKind::Switch, leaf};
-        for (std::uint32_t c = f.topology.graph.first_channel(n); c < f.topology.graph.first_channel(n) + f.topology.graph.channels_of(n); ++c)
+        for (std::uint32_t c = f.topology.graph.first_channel(n);
+             c < f.topology.graph.first_channel(n) + f.topology.graph.channels_of(n); ++c)
             if (channels[c].to.kind == NodeKind::Switch) ups.push_back(c);
         return ups;
     };
@@ -160,7 +170,8 @@ TEST_CASE("ECMP spreads many flows over all uplinks and keeps one flow on one pa
         // 8 sources x 24 off-leaf destinations = 192 flows out of leaf 0.
         for (std::uint32_t s = 0; s < 8; ++s)
             for (std::uint32_t d = 8; d < 32; ++d)
-                w.add_message(MessageSpec{.src = s, .dst = d, .bytes = 64 * 1024, .start = Time::zero()});
+                w.add_message(
+                    MessageSpec{.src = s, .dst = d, .bytes = 64 * 1024, .start = Time::zero()});
         const SimulationResult r = run(f, w);
         const auto ups = uplinks_of_leaf(0);
         REQUIRE(ups.size() == 8);
@@ -176,21 +187,26 @@ TEST_CASE("ECMP spreads many flows over all uplinks and keeps one flow on one pa
     SECTION("the ECMP choice depends on the seed's per-switch salt") {
         Workload w;
         for (std::uint32_t s = 0; s < 8; ++s)
-            w.add_message(MessageSpec{.src = s, .dst = 8 + s, .bytes = 64 * 1024, .start = Time::zero()});
+            w.add_message(
+                MessageSpec{.src = s, .dst = 8 + s, .bytes = 64 * 1024, .start = Time::zero()});
         NetworkParams a = ib_params(), b = ib_params();
         b.seed = 99;
         const SimulationResult ra = run(f, w, a), rb = run(f, w, b);
         bool differs = false;
-        for (std::uint32_t c : uplinks_of_leaf(0)) differs |= ra.channels[c].bytes != rb.channels[c].bytes;
+        for (std::uint32_t c : uplinks_of_leaf(0))
+            differs |= ra.channels[c].bytes != rb.channels[c].bytes;
         CHECK(differs);
     }
 }
 
-TEST_CASE("a message that depends on others starts only after they are received", "[physics][dag]") {
+TEST_CASE("a message that depends on others starts only after they are received",
+          "[physics][dag]") {
     const Fabric f(small_ft2(8, 16));
     Workload w;
-    const auto a = w.add_message(MessageSpec{.src = 0, .dst = 5, .bytes = 1 << 20, .start = Time::zero()});
-    const auto b = w.add_message(MessageSpec{.src = 1, .dst = 5, .bytes = 2 << 20, .start = Time::zero()});
+    const auto a =
+        w.add_message(MessageSpec{.src = 0, .dst = 5, .bytes = 1 << 20, .start = Time::zero()});
+    const auto b =
+        w.add_message(MessageSpec{.src = 1, .dst = 5, .bytes = 2 << 20, .start = Time::zero()});
     const auto c = w.add_message(MessageSpec{.src = 5, .dst = 9, .bytes = 1 << 20});
     w.start_after(c, {a, b}, Time::from_us(3));
     const SimulationResult r = run(f, w);

@@ -1,5 +1,6 @@
 #pragma once
 // Helpers shared by the tests: small fabrics, one-call simulations, running the CLI binary.
+#include <sys/wait.h>
 #include <algorithm>
 #include <array>
 #include <cstdio>
@@ -7,7 +8,6 @@
 #include <fstream>
 #include <sstream>
 #include <string>
-#include <sys/wait.h>
 
 #include "tools/clustersim/simulation.hpp"
 #include "topologies/fat_tree_two_layer.hpp"
@@ -40,8 +40,8 @@ inline NetworkParams ib_params() {
     return p;
 }
 
-inline SimulationResult run(const Fabric& f, const Workload& w, const NetworkParams& p = ib_params(),
-                            Time limit = Time::never()) {
+inline SimulationResult run(const Fabric& f, const Workload& w,
+                            const NetworkParams& p = ib_params(), Time limit = Time::never()) {
     SimulationOptions o;
     o.max_time = limit;
     return simulate(f.topology, f.routes, w, p, o);
@@ -59,7 +59,8 @@ inline CommandResult run_cli(const std::string& args) {
     std::filesystem::create_directories(dir);
     const auto base = dir / ("cmd" + std::to_string(getpid()) + "_" + std::to_string(counter++));
     const std::string out_file = base.string() + ".out", err_file = base.string() + ".err";
-    const std::string cmd = std::string(CLUSTERSIM_BINARY) + " " + args + " >" + out_file + " 2>" + err_file;
+    const std::string cmd =
+        std::string(CLUSTERSIM_BINARY) + " " + args + " >" + out_file + " 2>" + err_file;
     const int status = std::system(cmd.c_str());
     CommandResult r;
     r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -90,6 +91,8 @@ inline void write_text(const std::filesystem::path& p, const std::string& text) 
     out << text;
 }
 
-inline std::string source_path(const std::string& rel) { return std::string(CLUSTERSIM_SOURCE_DIR) + "/" + rel; }
+inline std::string source_path(const std::string& rel) {
+    return std::string(CLUSTERSIM_SOURCE_DIR) + "/" + rel;
+}
 
 }  // namespace clustersim::test

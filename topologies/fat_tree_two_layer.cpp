@@ -8,11 +8,13 @@ namespace clustersim {
 
 FatTreeTwoLayerShape fat_tree_two_layer_shape(const FatTreeTwoLayerParams& p) {
     const std::uint32_t k = p.fabric.switch_radix;
-    if (k < 2) throw TopologyError("topology.switch_radix", "a fat tree needs a radix of at least 2");
+    if (k < 2)
+        throw TopologyError("topology.switch_radix", "a fat tree needs a radix of at least 2");
     const double r = p.oversubscription;
     if (!(r >= 1.0))
-        throw TopologyError("topology.oversubscription",
-                            fmt::format("oversubscription {} is below 1 (expected down:up >= 1)", r));
+        throw TopologyError(
+            "topology.oversubscription",
+            fmt::format("oversubscription {} is below 1 (expected down:up >= 1)", r));
     const double up_exact = k / (r + 1.0);
     const auto up = static_cast<std::uint32_t>(std::llround(up_exact));
     if (up == 0 || std::abs(up_exact - up) > 1e-9)
@@ -84,8 +86,7 @@ Topology build_fat_tree_two_layer(const FatTreeTwoLayerParams& p) {
     // endpoints' own links.
     const double rate = f.link_rate.gbps();
     const double half_endpoints = std::floor(s.endpoints / 2.0);
-    const double half_uplinks =
-        s.leaves > 1 ? std::floor(s.leaves / 2.0) * s.up : half_endpoints;
+    const double half_uplinks = s.leaves > 1 ? std::floor(s.leaves / 2.0) * s.up : half_endpoints;
     inv.bisection_gbps = std::min(half_endpoints, half_uplinks) * rate;
     inv.bisection_exact = s.leaves % 2 == 0 && s.endpoints % s.down == 0;
     return t;

@@ -15,11 +15,11 @@ struct FatTreeTwoLayerParams {
 };
 
 struct FatTreeTwoLayerShape {
-    std::uint32_t down = 0;       // endpoint ports per leaf
-    std::uint32_t up = 0;         // uplinks per leaf
+    std::uint32_t down = 0;  // endpoint ports per leaf
+    std::uint32_t up = 0;    // uplinks per leaf
     std::uint32_t leaves = 0;
     std::uint32_t spines = 0;
-    std::uint32_t parallel = 0;   // links between one leaf and one spine
+    std::uint32_t parallel = 0;  // links between one leaf and one spine
     std::uint32_t endpoints = 0;
     std::uint32_t max_endpoints = 0;
 };

@@ -48,10 +48,9 @@ ForwardingTables shortest_path_routes(const PortGraph& graph) {
     for (std::uint32_t d = 0; d < edges.size(); ++d) {
         std::fill(dist.begin(), dist.end(), kFar);
         dist[edges[d]] = 0;
-        boost::breadth_first_search(
-            sg, boost::vertex(edges[d], sg),
-            boost::visitor(boost::make_bfs_visitor(
-                boost::record_distances(dist.data(), boost::on_tree_edge()))));
+        boost::breadth_first_search(sg, boost::vertex(edges[d], sg),
+                                    boost::visitor(boost::make_bfs_visitor(boost::record_distances(
+                                        dist.data(), boost::on_tree_edge()))));
         for (std::uint32_t s = 0; s < n; ++s) {
             if (s == edges[d] || dist[s] == kFar) continue;
             candidates.clear();

@@ -15,12 +15,12 @@ namespace clustersim {
 /// A request a topology cannot satisfy (beyond a limit, inconsistent sizes). `key` names the
 /// scenario key at fault, so the loader can point at it.
 class TopologyError : public std::runtime_error {
-public:
+  public:
     TopologyError(std::string key, const std::string& what)
         : std::runtime_error(what), key_(std::move(key)) {}
     const std::string& key() const { return key_; }
 
-private:
+  private:
     std::string key_;
 };
 
@@ -42,12 +42,12 @@ struct Inventory {
     std::uint32_t endpoints = 0;
     std::uint32_t switches = 0;
     std::vector<TierCount> tiers;
-    std::uint64_t switch_links = 0;     // switch-to-switch cables
-    std::uint64_t endpoint_links = 0;   // endpoint-to-switch cables
-    std::uint32_t max_hops = 0;         // switches crossed on the longest minimal path
-    std::uint32_t max_endpoints = 0;    // the most this construction supports at this radix
-    double bisection_gbps = 0;          // total rate across the worst even split of endpoints
-    bool bisection_exact = true;        // false: a bound, not a closed form
+    std::uint64_t switch_links = 0;    // switch-to-switch cables
+    std::uint64_t endpoint_links = 0;  // endpoint-to-switch cables
+    std::uint32_t max_hops = 0;        // switches crossed on the longest minimal path
+    std::uint32_t max_endpoints = 0;   // the most this construction supports at this radix
+    double bisection_gbps = 0;         // total rate across the worst even split of endpoints
+    bool bisection_exact = true;       // false: a bound, not a closed form
 };
 
 struct Topology {

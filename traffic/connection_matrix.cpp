@@ -28,13 +28,14 @@ std::vector<Token> tokenize(std::string_view line) {
         const std::size_t start = i;
         while (i < line.size() && line[i] != ' ' && line[i] != '\t' && line[i] != '\r') ++i;
         if (i > start)
-            out.push_back(Token{line.substr(start, i - start), static_cast<std::uint32_t>(start + 1)});
+            out.push_back(
+                Token{line.substr(start, i - start), static_cast<std::uint32_t>(start + 1)});
     }
     return out;
 }
 
 class Parser {
-public:
+  public:
     Parser(std::istream& in, std::string file) : in_(in), file_(std::move(file)) {}
 
     ConnectionMatrix parse() {
@@ -51,8 +52,9 @@ public:
             } else if (head == "Triggers") {
                 declared_triggers_ = header_value();
             } else if (head == "Failures") {
-                fail(toks_[0], "Failures are not supported yet (faults are not modelled); "
-                               "remove the Failures section");
+                fail(toks_[0],
+                     "Failures are not supported yet (faults are not modelled); "
+                     "remove the Failures section");
             } else if (head == "failure") {
                 fail(toks_[0], "failure lines are not supported yet (faults are not modelled)");
             } else if (head == "trigger") {
@@ -69,7 +71,7 @@ public:
         return std::move(cm_);
     }
 
-private:
+  private:
     [[noreturn]] void fail(const Token& t, const std::string& msg) const {
         throw InputError(file_, line_no_, t.column, {}, msg);
     }
@@ -82,7 +84,8 @@ private:
         const auto* b = t.text.data();
         const auto [p, ec] = std::from_chars(b, b + t.text.size(), v);
         if (ec != std::errc() || p != b + t.text.size())
-            fail(t, fmt::format("'{}' is not a valid {} (expected a non-negative integer)", t.text, what));
+            fail(t, fmt::format("'{}' is not a valid {} (expected a non-negative integer)", t.text,
+                                what));
         return v;
     }
     const Token& value_after(std::size_t& i, const char* what) const {
@@ -121,13 +124,16 @@ private:
         MessageSpec m;
         {
             Token s{head.text.substr(0, arrow), head.column};
-            Token d{head.text.substr(arrow + 2), head.column + static_cast<std::uint32_t>(arrow) + 2};
+            Token d{head.text.substr(arrow + 2),
+                    head.column + static_cast<std::uint32_t>(arrow) + 2};
             if (s.text.empty() || d.text.empty()) fail(head, "expected SRC->DST");
             m.src = static_cast<std::uint32_t>(integer(s, "source node"));
             m.dst = static_cast<std::uint32_t>(integer(d, "destination node"));
             if (cm_.nodes == 0) fail(head, "connection before the 'Nodes N' header line");
-            if (m.src >= cm_.nodes) fail(s, fmt::format("source {} is not below Nodes {}", m.src, cm_.nodes));
-            if (m.dst >= cm_.nodes) fail(d, fmt::format("destination {} is not below Nodes {}", m.dst, cm_.nodes));
+            if (m.src >= cm_.nodes)
+                fail(s, fmt::format("source {} is not below Nodes {}", m.src, cm_.nodes));
+            if (m.dst >= cm_.nodes)
+                fail(d, fmt::format("destination {} is not below Nodes {}", m.dst, cm_.nodes));
         }
         bool has_start = false, has_trigger = false, has_size = false;
         std::uint32_t start_trigger = kNone;
@@ -140,9 +146,13 @@ private:
             } else if (key == "start") {
                 const Token& v = value_after(i, "a start time in picoseconds");
                 double ps = 0;
-                const auto [p, ec] = std::from_chars(v.text.data(), v.text.data() + v.text.size(), ps);
-                if (ec != std::errc() || p != v.text.data() + v.text.size() || !(ps >= 0) || !std::isfinite(ps))
-                    fail(v, fmt::format("'{}' is not a valid start time (expected picoseconds >= 0)", v.text));
+                const auto [p, ec] =
+                    std::from_chars(v.text.data(), v.text.data() + v.text.size(), ps);
+                if (ec != std::errc() || p != v.text.data() + v.text.size() || !(ps >= 0) ||
+                    !std::isfinite(ps))
+                    fail(v,
+                         fmt::format("'{}' is not a valid start time (expected picoseconds >= 0)",
+                                     v.text));
                 m.start = Time::from_ps(static_cast<std::int64_t>(std::llround(ps)));
                 has_start = true;
             } else if (key == "trigger") {
@@ -152,7 +162,9 @@ private:
                 const Token& v = value_after(i, "a size in bytes");
                 m.bytes = integer(v, "size");
                 if (m.bytes == 0)
-                    fail(v, "size 0 (an unbounded flow in htsim) is not supported (expected bytes > 0)");
+                    fail(v,
+                         "size 0 (an unbounded flow in htsim) is not supported (expected bytes > "
+                         "0)");
                 has_size = true;
             } else if (key == "send_done_trigger") {
                 m.send_done_trigger = trigger_ref(value_after(i, "a trigger id"));
@@ -162,13 +174,15 @@ private:
                 integer(value_after(i, "a priority"), "priority");  // accepted; one class for now
             } else {
                 fail(toks_[i], fmt::format("unknown token '{}' (expected id, start, trigger, size, "
-                                           "send_done_trigger, recv_done_trigger or prio)", key));
+                                           "send_done_trigger, recv_done_trigger or prio)",
+                                           key));
             }
         }
         if (!has_size) fail(head, "connection has no size (expected 'size BYTES')");
         if (has_start && has_trigger) fail(head, "connection has both a start time and a trigger");
         if (!has_start && !has_trigger)
-            fail(head, "connection has no start method (expected 'start PICOSECONDS' or 'trigger T')");
+            fail(head,
+                 "connection has no start method (expected 'start PICOSECONDS' or 'trigger T')");
         const std::uint32_t idx = cm_.workload.add_message(m);
         if (m.label == 0) cm_.workload.messages[idx].label = idx + 1;
         if (has_trigger) {
@@ -203,7 +217,8 @@ private:
                 count = static_cast<std::uint32_t>(integer(v, "count"));
             } else {
                 fail(toks_[i], fmt::format("unknown token '{}' (expected id, oneshot, multishot, "
-                                           "barrier or count)", key));
+                                           "barrier or count)",
+                                           key));
             }
         }
         if (!id) fail(toks_[0], "trigger has no id (expected 'trigger id T ...')");
@@ -220,19 +235,22 @@ private:
     }
 
     void finish() {
-        if (cm_.nodes == 0) throw InputError(file_, "no 'Nodes N' header line (expected Nodes N with N >= 1)");
+        if (cm_.nodes == 0)
+            throw InputError(file_, "no 'Nodes N' header line (expected Nodes N with N >= 1)");
         if (declared_connections_ != connections_)
-            fail_line(line_no_, fmt::format("'Connections {}' declared but {} connection lines found",
-                                            declared_connections_, connections_));
+            fail_line(line_no_,
+                      fmt::format("'Connections {}' declared but {} connection lines found",
+                                  declared_connections_, connections_));
         if (declared_triggers_ != triggers_)
             fail_line(line_no_, fmt::format("'Triggers {}' declared but {} trigger lines found",
                                             declared_triggers_, triggers_));
         for (std::size_t t = 0; t < trigger_defined_.size(); ++t)
             if (!trigger_defined_[t])
-                fail_line(trigger_first_use_[t],
-                          fmt::format("trigger {} is used but never defined (expected a line "
-                                      "'trigger id {} oneshot|multishot|barrier count K')",
-                                      cm_.workload.triggers[t].label, cm_.workload.triggers[t].label));
+                fail_line(
+                    trigger_first_use_[t],
+                    fmt::format("trigger {} is used but never defined (expected a line "
+                                "'trigger id {} oneshot|multishot|barrier count K')",
+                                cm_.workload.triggers[t].label, cm_.workload.triggers[t].label));
     }
 
     std::istream& in_;
@@ -255,7 +273,9 @@ ConnectionMatrix read_connection_matrix(std::istream& in, const std::string& fil
 
 ConnectionMatrix read_connection_matrix_file(const std::string& path) {
     std::ifstream in(path);
-    if (!in) throw InputError(path, "cannot open the connection-matrix file (expected a readable .cm file)");
+    if (!in)
+        throw InputError(path,
+                         "cannot open the connection-matrix file (expected a readable .cm file)");
     return read_connection_matrix(in, path);
 }
 

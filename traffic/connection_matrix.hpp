@@ -2,7 +2,8 @@
 // Reader for htsim's connection-matrix text format (.cm), so htsim users can replay the files
 // they have. Header: `Nodes N`, `Connections C`, optional `Triggers T`. Connections:
 // `SRC->DST [id I] (start PICOSECONDS | trigger T) size BYTES [send_done_trigger T]
-// [recv_done_trigger T] [prio P]`. Triggers: `trigger id T (oneshot | multishot | barrier count K)`.
+// [recv_done_trigger T] [prio P]`. Triggers: `trigger id T (oneshot | multishot | barrier count
+// K)`.
 // `#` lines are comments. Anything else is an InputError with its line and column.
 #include <cstdint>
 #include <istream>

@@ -52,28 +52,31 @@ MessageList read_message_csv(std::istream& in, const std::string& file) {
         if (it == header.end()) return std::nullopt;
         return static_cast<std::size_t>(it - header.begin());
     };
-    const auto src = column("src"), dst = column("dst"), bytes = column("bytes"), start = column("start_us");
+    const auto src = column("src"), dst = column("dst"), bytes = column("bytes"),
+               start = column("start_us");
     const auto id = column("id");
     if (!src || !dst || !bytes || !start)
-        throw InputError(file, line_no == 0 ? 1 : line_no, 1, {},
-                         "missing CSV header (expected columns src,dst,bytes,start_us and optionally id)");
+        throw InputError(
+            file, line_no == 0 ? 1 : line_no, 1, {},
+            "missing CSV header (expected columns src,dst,bytes,start_us and optionally id)");
     MessageList out;
     while (std::getline(in, line)) {
         ++line_no;
         if (line.find_first_not_of(" \t\r") == std::string::npos || line[0] == '#') continue;
         const auto cells = split(line);
         if (cells.size() != header.size())
-            throw InputError(file, line_no, 1, {},
-                             fmt::format("{} fields where the header has {}", cells.size(), header.size()));
+            throw InputError(
+                file, line_no, 1, {},
+                fmt::format("{} fields where the header has {}", cells.size(), header.size()));
         auto number = [&](std::size_t col, const char* what, bool integer) {
             const Cell& c = cells[col];
             double v = 0;
             const auto [p, ec] = std::from_chars(c.text.data(), c.text.data() + c.text.size(), v);
-            if (ec != std::errc() || p != c.text.data() + c.text.size() || !std::isfinite(v) || v < 0 ||
-                (integer && v != std::floor(v)))
+            if (ec != std::errc() || p != c.text.data() + c.text.size() || !std::isfinite(v) ||
+                v < 0 || (integer && v != std::floor(v)))
                 throw InputError(file, line_no, c.column, {},
-                                 fmt::format("'{}' is not a valid {} (expected a non-negative {})", c.text,
-                                             what, integer ? "integer" : "number"));
+                                 fmt::format("'{}' is not a valid {} (expected a non-negative {})",
+                                             c.text, what, integer ? "integer" : "number"));
             return v;
         };
         MessageSpec m;

@@ -31,7 +31,8 @@ Workload permutation(const PatternParams& p) {
     for (std::uint32_t i = p.endpoints - 1; i > 0; --i) std::swap(dst[i], dst[rng.below(i)]);
     Workload w;
     for (std::uint32_t src = 0; src < p.endpoints; ++src)
-        w.add_message(MessageSpec{.src = src, .dst = dst[src], .bytes = p.message_bytes, .start = p.start});
+        w.add_message(
+            MessageSpec{.src = src, .dst = dst[src], .bytes = p.message_bytes, .start = p.start});
     return w;
 }
 

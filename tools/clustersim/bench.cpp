@@ -24,7 +24,8 @@ double hold_rate(std::size_t pending, double seconds) {
     const std::int64_t mean_gap_ps = 1'000'000;
     std::uint64_t seq = 0;
     for (std::size_t i = 0; i < pending; ++i)
-        q.push(Event{Time::from_ps(static_cast<std::int64_t>(rng.below(2 * mean_gap_ps))), seq++, 0, 0});
+        q.push(Event{Time::from_ps(static_cast<std::int64_t>(rng.below(2 * mean_gap_ps))), seq++, 0,
+                     0});
     // Warm up, then time batches until the budget is spent.
     std::uint64_t ops = 0;
     std::uint64_t sink = 0;
@@ -33,8 +34,9 @@ double hold_rate(std::size_t pending, double seconds) {
     while (elapsed < seconds) {
         for (int i = 0; i < 65536; ++i) {
             const Time now = q.top().time;
-            const Event e{now + Time::from_ps(static_cast<std::int64_t>(rng.below(2 * mean_gap_ps))),
-                          seq++, static_cast<std::uint32_t>(i), 0};
+            const Event e{
+                now + Time::from_ps(static_cast<std::int64_t>(rng.below(2 * mean_gap_ps))), seq++,
+                static_cast<std::uint32_t>(i), 0};
             sink += q.replace_top(e).target;
         }
         ops += 65536;

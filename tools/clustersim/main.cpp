@@ -1,6 +1,6 @@
 // clustersim: packet-level simulation of AI cluster fabrics. Command line of shared/spec/cli.md.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <cstdio>
 #include <filesystem>
@@ -38,22 +38,29 @@ cs::Scenario load(const CommonOptions& o, std::optional<std::uint64_t> seed = st
     return s;
 }
 
-void print_json(const cs::Json& j) { std::cout << j.dump(2) << "\n"; }
+void print_json(const cs::Json& j) {
+    std::cout << j.dump(2) << "\n";
+}
 
 int cmd_topo(const CommonOptions& o) {
     const cs::Scenario s = load(o);
-    const cs::Topology t = cs::build_topology(s, s.workload.kind == "trace" ? cs::load_trace(s).nodes : 0);
+    const cs::Topology t =
+        cs::build_topology(s, s.workload.kind == "trace" ? cs::load_trace(s).nodes : 0);
     const cs::Json j = cs::inventory_json(s, t);
     if (o.json) {
         print_json(j);
         return kExitOk;
     }
-    fmt::print("{} fabric: {} endpoints, {} switches", t.kind, t.inventory.endpoints, t.inventory.switches);
+    fmt::print("{} fabric: {} endpoints, {} switches", t.kind, t.inventory.endpoints,
+               t.inventory.switches);
     std::string tiers;
-    for (const auto& tier : t.inventory.tiers) tiers += fmt::format("{}{} {}", tiers.empty() ? "" : ", ", tier.switches, tier.name);
+    for (const auto& tier : t.inventory.tiers)
+        tiers += fmt::format("{}{} {}", tiers.empty() ? "" : ", ", tier.switches, tier.name);
     fmt::print(" ({})\n", tiers);
-    fmt::print("  switch-to-switch links  {}\n  endpoint links          {}\n  max hops (switches)     {}\n",
-               t.inventory.switch_links, t.inventory.endpoint_links, t.inventory.max_hops);
+    fmt::print(
+        "  switch-to-switch links  {}\n  endpoint links          {}\n  max hops (switches)     "
+        "{}\n",
+        t.inventory.switch_links, t.inventory.endpoint_links, t.inventory.max_hops);
     fmt::print("  bisection               {:.0f} Gb/s ({})\n", t.inventory.bisection_gbps,
                t.inventory.bisection_exact ? "exact" : "bound");
     return kExitOk;
@@ -73,12 +80,14 @@ int cmd_check(const CommonOptions& o, bool schema) {
         fmt::print("{}: ok ({} on {} endpoints, {} messages, {} bytes)\n", o.scenario, t.kind,
                    t.graph.endpoint_count(), w.messages.size(), w.total_bytes());
     } else {
-        fmt::print("{}: ok ({} on {} endpoints, no workload)\n", o.scenario, t.kind, t.graph.endpoint_count());
+        fmt::print("{}: ok ({} on {} endpoints, no workload)\n", o.scenario, t.kind,
+                   t.graph.endpoint_count());
     }
     return kExitOk;
 }
 
-int cmd_run(const CommonOptions& o, std::optional<std::uint64_t> seed, const std::string& out_dir, bool quiet) {
+int cmd_run(const CommonOptions& o, std::optional<std::uint64_t> seed, const std::string& out_dir,
+            bool quiet) {
     const cs::Scenario s = load(o, seed);
     cs::TraceInput trace = cs::load_trace(s);
     const std::uint32_t trace_nodes = trace.nodes;
@@ -90,7 +99,8 @@ int cmd_run(const CommonOptions& o, std::optional<std::uint64_t> seed, const std
         std::error_code ec;
         std::filesystem::create_directories(out_dir, ec);
         if (ec || !std::filesystem::is_directory(out_dir))
-            throw cs::InputError(out_dir, "cannot create the output folder (expected a writable path for --out)");
+            throw cs::InputError(
+                out_dir, "cannot create the output folder (expected a writable path for --out)");
     }
     const cs::ForwardingTables routes = cs::shortest_path_routes(topo.graph);
     cs::SimulationOptions so;
@@ -103,19 +113,25 @@ int cmd_run(const CommonOptions& o, std::optional<std::uint64_t> seed, const std
         cs::write_file_atomically((dir / "messages.csv").string(), cs::messages_csv(w, r));
         cs::write_file_atomically((dir / "results.json").string(), j.dump(2) + "\n");
     }
-    if (o.json) print_json(j);
-    else if (!quiet) std::cout << cs::run_summary_table(j);
+    if (o.json)
+        print_json(j);
+    else if (!quiet)
+        std::cout << cs::run_summary_table(j);
     if (r.status != cs::SimulationResult::Status::Completed) {
         const std::size_t unfinished = w.messages.size() - r.counters.messages_finished;
         if (r.status == cs::SimulationResult::Status::TimeLimit)
-            fmt::print(stderr, "clustersim: sim.max_time_us ({} us) reached with {} of {} messages unfinished:\n",
-                       s.sim.max_time_us, unfinished, w.messages.size());
+            fmt::print(
+                stderr,
+                "clustersim: sim.max_time_us ({} us) reached with {} of {} messages unfinished:\n",
+                s.sim.max_time_us, unfinished, w.messages.size());
         else
-            fmt::print(stderr,
-                       "clustersim: the network stopped making progress at {:.3f} us with {} of {} messages "
-                       "unfinished ({} bytes dropped{}):\n",
-                       r.end_time.us(), unfinished, w.messages.size(), r.counters.payload_dropped,
-                       r.counters.payload_dropped > 0 ? "; lossy mode does not retransmit yet" : "");
+            fmt::print(
+                stderr,
+                "clustersim: the network stopped making progress at {:.3f} us with {} of {} "
+                "messages "
+                "unfinished ({} bytes dropped{}):\n",
+                r.end_time.us(), unfinished, w.messages.size(), r.counters.payload_dropped,
+                r.counters.payload_dropped > 0 ? "; lossy mode does not retransmit yet" : "");
         std::cerr << cs::unfinished_report(w, r, 20);
         return kExitStalled;
     }
@@ -133,10 +149,12 @@ int cmd_bench(bool json) {
         fmt::print("  {:>4} pending   {:>8.2f} M events/s\n", k, v.get<double>() / 1e6);
     const auto& pr = j["packet_run"];
     fmt::print("packet level: FT2 radix {} ({} endpoints), permutation of {} B messages:\n",
-               pr["switch_radix"].get<int>(), pr["endpoints"].get<int>(), pr["message_bytes"].get<std::uint64_t>());
+               pr["switch_radix"].get<int>(), pr["endpoints"].get<int>(),
+               pr["message_bytes"].get<std::uint64_t>());
     fmt::print("  {:>8.2f} M packet-hops/s   {:>8.2f} M events/s   ({} hops in {:.2f} s)\n",
-               j["packet_hops_per_s"].get<double>() / 1e6, j["packet_events_per_s"].get<double>() / 1e6,
-               pr["packet_hops"].get<std::uint64_t>(), pr["wall_s"].get<double>());
+               j["packet_hops_per_s"].get<double>() / 1e6,
+               j["packet_events_per_s"].get<double>() / 1e6, pr["packet_hops"].get<std::uint64_t>(),
+               pr["wall_s"].get<double>());
     return kExitOk;
 }
 
@@ -152,7 +170,8 @@ int main(int argc, char** argv) {
 
     auto add_common = [](CLI::App* sub, CommonOptions& o, bool json) {
         sub->add_option("scenario", o.scenario, "scenario YAML file")->required();
-        sub->add_option("--set", o.sets, "override one key: PATH=VALUE (VALUE parsed as YAML); repeatable");
+        sub->add_option("--set", o.sets,
+                        "override one key: PATH=VALUE (VALUE parsed as YAML); repeatable");
         if (json) sub->add_flag("--json", o.json, "print one JSON document on stdout");
     };
     auto* run = app.add_subcommand("run", "simulate a scenario packet by packet");
@@ -160,7 +179,8 @@ int main(int argc, char** argv) {
     run->add_option("--seed", seed, "override the scenario's seed");
     run->add_option("--out", out_dir, "write results.json and messages.csv to this folder");
     run->add_flag("--quiet", quiet, "no summary table or progress line");
-    auto* topo = app.add_subcommand("topo", "inventory of the scenario's fabric, without simulating");
+    auto* topo =
+        app.add_subcommand("topo", "inventory of the scenario's fabric, without simulating");
     add_common(topo, topo_o, true);
     auto* check = app.add_subcommand("check", "validate a scenario");
     check->add_option("scenario", check_o.scenario, "scenario YAML file");

@@ -10,7 +10,8 @@ namespace clustersim {
 
 void write_file_atomically(const std::string& path, const std::string& content) {
     const std::filesystem::path target(path);
-    std::string tmp_name = target.filename().string();  // built by append: GCC 12 misfires on "." + s
+    std::string tmp_name =
+        target.filename().string();  // built by append: GCC 12 misfires on "." + s
     tmp_name.insert(0, 1, '.');
     tmp_name.append(".tmp.").append(std::to_string(getpid()));
     const std::filesystem::path tmp = target.parent_path() / tmp_name;

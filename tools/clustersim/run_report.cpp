@@ -12,9 +12,12 @@ namespace {
 
 const char* status_name(SimulationResult::Status s) {
     switch (s) {
-        case SimulationResult::Status::Completed: return "completed";
-        case SimulationResult::Status::Stalled: return "stalled";
-        case SimulationResult::Status::TimeLimit: return "time_limit";
+        case SimulationResult::Status::Completed:
+            return "completed";
+        case SimulationResult::Status::Stalled:
+            return "stalled";
+        case SimulationResult::Status::TimeLimit:
+            return "time_limit";
     }
     return "";
 }
@@ -40,7 +43,9 @@ std::pair<double, double> bandwidth_GBps(const Scenario& s, const Workload& w, d
     return {bw, bw};
 }
 
-double round_to(double v, double quantum) { return std::round(v / quantum) * quantum; }
+double round_to(double v, double quantum) {
+    return std::round(v / quantum) * quantum;
+}
 
 }  // namespace
 
@@ -66,7 +71,8 @@ Json inventory_json(const Scenario& s, const Topology& t) {
     return j;
 }
 
-Json run_results_json(const Scenario& s, const Topology& t, const Workload& w, const SimulationResult& r) {
+Json run_results_json(const Scenario& s, const Topology& t, const Workload& w,
+                      const SimulationResult& r) {
     Json j;
     j["scenario"] = s.name;
     j["seed"] = s.seed;
@@ -76,6 +82,7 @@ Json run_results_json(const Scenario& s, const Topology& t, const Workload& w, c
     sim["events"] = r.events;
     sim["packets"] = r.counters.packets_sent;
     sim["packet_hops"] = r.counters.packet_hops;
+    sim["peak_packets_in_memory"] = r.packet_pool_capacity;
     sim["sim_time_us"] = r.end_time.us();
     sim["wall_s"] = r.wall_s;
     sim["events_per_s"] = r.wall_s > 0 ? static_cast<double>(r.events) / r.wall_s : 0.0;
@@ -97,8 +104,9 @@ Json run_results_json(const Scenario& s, const Topology& t, const Workload& w, c
     msgs["bytes"] = w.total_bytes();
     msgs["latency_us"] = {{"min", lat.min}, {"mean", lat.mean}, {"p50", lat.p50},
                           {"p90", lat.p90}, {"p99", lat.p99},   {"max", lat.max}};
-    const double makespan_s =
-        first_start == Time::never() || last_end < first_start ? 0.0 : (last_end - first_start).seconds();
+    const double makespan_s = first_start == Time::never() || last_end < first_start
+                                  ? 0.0
+                                  : (last_end - first_start).seconds();
     msgs["makespan_us"] = makespan_s * 1e6;
     j["messages"] = msgs;
 
@@ -129,21 +137,28 @@ std::string run_summary_table(const Json& j) {
     out += fmt::format("scenario {}  (seed {}, {} on {} endpoints)  status: {}\n",
                        j["scenario"].get<std::string>(), j["seed"].get<std::uint64_t>(),
                        j["topology"]["topology"].get<std::string>(),
-                       j["topology"]["endpoints"].get<std::uint64_t>(), j["status"].get<std::string>());
-    out += fmt::format("  {:<26}{:>16}\n", "messages", fmt::format("{} / {}", m["finished"].get<std::uint64_t>(),
-                                                                 m["count"].get<std::uint64_t>()));
+                       j["topology"]["endpoints"].get<std::uint64_t>(),
+                       j["status"].get<std::string>());
+    out += fmt::format("  {:<26}{:>16}\n", "messages",
+                       fmt::format("{} / {}", m["finished"].get<std::uint64_t>(),
+                                   m["count"].get<std::uint64_t>()));
     out += fmt::format("  {:<26}{:>16}\n", "bytes", m["bytes"].get<std::uint64_t>());
     out += fmt::format("  {:<26}{:>16.3f}\n", "makespan [us]", m["makespan_us"].get<double>());
-    out += fmt::format("  {:<26}{:>16.3f}{:>12.3f}{:>12.3f}\n", "latency p50/p99/max [us]", lat["p50"].get<double>(),
-                       lat["p99"].get<double>(), lat["max"].get<double>());
+    out +=
+        fmt::format("  {:<26}{:>16.3f}{:>12.3f}{:>12.3f}\n", "latency p50/p99/max [us]",
+                    lat["p50"].get<double>(), lat["p99"].get<double>(), lat["max"].get<double>());
     out += fmt::format("  {:<26}{:>16.2f}{:>12.2f}\n", "algbw / busbw [GB/s]",
-                       j["bandwidth"]["algbw_GBps"].get<double>(), j["bandwidth"]["busbw_GBps"].get<double>());
-    out += fmt::format("  {:<26}{:>16}\n", "bytes dropped", net["bytes_dropped"].get<std::uint64_t>());
-    out += fmt::format("  {:<26}{:>15.1f}%\n", "max link utilisation", 100.0 * net["max_link_util"].get<double>());
-    out += fmt::format("  {:<26}{:>16.3f}\n", "simulated time [us]", sim["sim_time_us"].get<double>());
+                       j["bandwidth"]["algbw_GBps"].get<double>(),
+                       j["bandwidth"]["busbw_GBps"].get<double>());
+    out +=
+        fmt::format("  {:<26}{:>16}\n", "bytes dropped", net["bytes_dropped"].get<std::uint64_t>());
+    out += fmt::format("  {:<26}{:>15.1f}%\n", "max link utilisation",
+                       100.0 * net["max_link_util"].get<double>());
+    out +=
+        fmt::format("  {:<26}{:>16.3f}\n", "simulated time [us]", sim["sim_time_us"].get<double>());
     out += fmt::format("  {:<26}{:>16}\n", "events", sim["events"].get<std::uint64_t>());
-    out += fmt::format("  {:<26}{:>16.3g}   ({:.2f} s wall)\n", "events/s", sim["events_per_s"].get<double>(),
-                       sim["wall_s"].get<double>());
+    out += fmt::format("  {:<26}{:>16.3g}   ({:.2f} s wall)\n", "events/s",
+                       sim["events_per_s"].get<double>(), sim["wall_s"].get<double>());
     return out;
 }
 
@@ -153,10 +168,15 @@ std::string messages_csv(const Workload& w, const SimulationResult& r) {
     for (std::size_t i = 0; i < w.messages.size(); ++i) {
         const auto& spec = w.messages[i];
         const auto& st = r.messages[i];
-        const std::string start = st.started == Time::never() ? "" : fmt::format("{:.6f}", st.started.us());
-        const std::string end = st.finished == Time::never() ? "" : fmt::format("{:.6f}", st.finished.us());
-        const std::string lat = st.finished == Time::never() ? "" : fmt::format("{:.6f}", (st.finished - st.started).us());
-        out += fmt::format("{},{},{},{},{},{},{}\n", spec.label, spec.src, spec.dst, spec.bytes, start, end, lat);
+        const std::string start =
+            st.started == Time::never() ? "" : fmt::format("{:.6f}", st.started.us());
+        const std::string end =
+            st.finished == Time::never() ? "" : fmt::format("{:.6f}", st.finished.us());
+        const std::string lat = st.finished == Time::never()
+                                    ? ""
+                                    : fmt::format("{:.6f}", (st.finished - st.started).us());
+        out += fmt::format("{},{},{},{},{},{},{}\n", spec.label, spec.src, spec.dst, spec.bytes,
+                           start, end, lat);
     }
     return out;
 }
@@ -170,9 +190,10 @@ std::string unfinished_report(const Workload& w, const SimulationResult& r, std:
         ++total;
         if (shown++ >= limit) continue;
         const auto& m = w.messages[i];
-        out += fmt::format("  message {} {}->{}: {} of {} bytes received, {}\n", m.label, m.src, m.dst,
-                           st.bytes_received, m.bytes,
-                           st.started == Time::never() ? "never started (waiting for a trigger)" : "started");
+        out += fmt::format(
+            "  message {} {}->{}: {} of {} bytes received, {}\n", m.label, m.src, m.dst,
+            st.bytes_received, m.bytes,
+            st.started == Time::never() ? "never started (waiting for a trigger)" : "started");
     }
     if (total > limit) out += fmt::format("  ... and {} more\n", total - limit);
     return out;

@@ -12,7 +12,8 @@ namespace clustersim {
 using Json = nlohmann::ordered_json;
 
 Json inventory_json(const Scenario& s, const Topology& t);
-Json run_results_json(const Scenario& s, const Topology& t, const Workload& w, const SimulationResult& r);
+Json run_results_json(const Scenario& s, const Topology& t, const Workload& w,
+                      const SimulationResult& r);
 std::string run_summary_table(const Json& results);
 std::string messages_csv(const Workload& w, const SimulationResult& r);
 /// One line per unfinished message (at most `limit`), for the exit-3 report.

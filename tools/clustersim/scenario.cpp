@@ -36,47 +36,157 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 
 const std::vector<KeySpec>& schema() {
     static const std::vector<KeySpec> keys = {
-        {"seed", Type::Integer, 0, 1.8e19, {}, {}, "1", "random seed: same scenario + seed = same results"},
+        {"seed",
+         Type::Integer,
+         0,
+         1.8e19,
+         {},
+         {},
+         "1",
+         "random seed: same scenario + seed = same results"},
         {"name", Type::String, -kInf, kInf, {}, {}, "file stem", "scenario name in reports"},
         {"topology", Type::Section, -kInf, kInf, {}, {}, "", ""},
-        {"topology.kind", Type::String, -kInf, kInf,
-         {"ft2", "ft3", "mpft", "mrft", "dual-plane", "shuffle", "slimfly", "dragonfly"}, {"ft2"},
-         "(required)", "fabric construction"},
-        {"topology.switch", Type::String, -kInf, kInf, {}, {}, "quantum2",
+        {"topology.kind",
+         Type::String,
+         -kInf,
+         kInf,
+         {"ft2", "ft3", "mpft", "mrft", "dual-plane", "shuffle", "slimfly", "dragonfly"},
+         {"ft2"},
+         "(required)",
+         "fabric construction"},
+        {"topology.switch",
+         Type::String,
+         -kInf,
+         kInf,
+         {},
+         {},
+         "quantum2",
          "switch preset (models/data/switches.yaml)"},
-        {"topology.switch_radix", Type::Integer, 2, 65536, {}, {}, "from topology.switch",
+        {"topology.switch_radix",
+         Type::Integer,
+         2,
+         65536,
+         {},
+         {},
+         "from topology.switch",
          "ports per switch"},
-        {"topology.planes", Type::Integer, 1, 64, {}, {}, "-",
-         "planes or rails (mpft, mrft, dual-plane, shuffle)", false},
-        {"topology.oversubscription", Type::Number, 1, 1024, {}, {}, "1",
+        {"topology.planes",
+         Type::Integer,
+         1,
+         64,
+         {},
+         {},
+         "-",
+         "planes or rails (mpft, mrft, dual-plane, shuffle)",
+         false},
+        {"topology.oversubscription",
+         Type::Number,
+         1,
+         1024,
+         {},
+         {},
+         "1",
          "leaf down-ports : up-ports"},
-        {"topology.endpoints", Type::Integer, 1, 1e8, {}, {}, "maximum",
+        {"topology.endpoints",
+         Type::Integer,
+         1,
+         1e8,
+         {},
+         {},
+         "maximum",
          "NICs to attach; a smaller fat tree builds only the leaves it needs"},
         {"cluster", Type::Section, -kInf, kInf, {}, {}, "", ""},
         {"cluster.node", Type::String, -kInf, kInf, {"h800"}, {}, "h800", "node preset"},
         {"network", Type::Section, -kInf, kInf, {}, {}, "", ""},
-        {"network.link_rate_gbps", Type::Number, 1e-3, 1e6, {}, {}, "switch and NIC presets",
+        {"network.link_rate_gbps",
+         Type::Number,
+         1e-3,
+         1e6,
+         {},
+         {},
+         "switch and NIC presets",
          "rate of every network link"},
-        {"network.link_delay_ns", Type::Number, 0, 1e9, {}, {}, "link-layer preset",
+        {"network.link_delay_ns",
+         Type::Number,
+         0,
+         1e9,
+         {},
+         {},
+         "link-layer preset",
          "propagation delay per link"},
-        {"network.switch_latency_ns", Type::Number, 0, 1e9, {}, {}, "switch preset",
+        {"network.switch_latency_ns",
+         Type::Number,
+         0,
+         1e9,
+         {},
+         {},
+         "switch preset",
          "forwarding latency per switch"},
-        {"network.port_buffer_bytes", Type::Integer, 1, 1e12, {}, {}, "switch preset",
-         "buffer per switch port (credit pool per input when lossless; tail-drop limit when lossy)"},
-        {"network.mtu_bytes", Type::Integer, 1, 1048576, {}, {}, "link-layer preset",
+        {"network.port_buffer_bytes",
+         Type::Integer,
+         1,
+         1e12,
+         {},
+         {},
+         "switch preset",
+         "buffer per switch port (credit pool per input when lossless; tail-drop limit when "
+         "lossy)"},
+        {"network.mtu_bytes",
+         Type::Integer,
+         1,
+         1048576,
+         {},
+         {},
+         "link-layer preset",
          "payload bytes per packet"},
-        {"network.header_bytes", Type::Integer, 0, 65536, {}, {}, "link-layer preset",
+        {"network.header_bytes",
+         Type::Integer,
+         0,
+         65536,
+         {},
+         {},
+         "link-layer preset",
          "bytes added to every packet on the wire"},
-        {"network.flow_control", Type::String, -kInf, kInf, {"credit", "lossy", "pfc"},
-         {"credit", "lossy"}, "credit", "lossless credits (InfiniBand) or tail drop"},
-        {"network.routing", Type::String, -kInf, kInf, {"ecmp", "adaptive", "spray", "flowlet"},
-         {"ecmp"}, "ecmp", "path choice among equal-cost next hops"},
-        {"network.congestion_control", Type::String, -kInf, kInf, {"none", "dcqcn", "hpcc"},
-         {"none"}, "none", "sender congestion control"},
-        {"network.extra_latency_us", Type::Number, 0, 1e9, {}, {}, "0",
+        {"network.flow_control",
+         Type::String,
+         -kInf,
+         kInf,
+         {"credit", "lossy", "pfc"},
+         {"credit", "lossy"},
+         "credit",
+         "lossless credits (InfiniBand) or tail drop"},
+        {"network.routing",
+         Type::String,
+         -kInf,
+         kInf,
+         {"ecmp", "adaptive", "spray", "flowlet"},
+         {"ecmp"},
+         "ecmp",
+         "path choice among equal-cost next hops"},
+        {"network.congestion_control",
+         Type::String,
+         -kInf,
+         kInf,
+         {"none", "dcqcn", "hpcc"},
+         {"none"},
+         "none",
+         "sender congestion control"},
+        {"network.extra_latency_us",
+         Type::Number,
+         0,
+         1e9,
+         {},
+         {},
+         "0",
          "latency added to every message's completion (what-if)"},
         {"sim", Type::Section, -kInf, kInf, {}, {}, "", ""},
-        {"sim.max_time_us", Type::Number, 1e-6, 1e12, {}, {}, "no limit",
+        {"sim.max_time_us",
+         Type::Number,
+         1e-6,
+         1e12,
+         {},
+         {},
+         "no limit",
          "simulated-time limit; reaching it ends the run with exit 3"},
         {"model", Type::Section, -kInf, kInf, {}, {}, "", ""},
         {"model.name", Type::String, -kInf, kInf, {}, {}, "-", "MoE model preset", false},
@@ -86,31 +196,98 @@ const std::vector<KeySpec>& schema() {
         {"model.top_k", Type::Integer, 1, 1e3, {}, {}, "-", "experts per token", false},
         {"model.shared_experts", Type::Integer, 0, 1e3, {}, {}, "-", "shared experts", false},
         {"workload", Type::Section, -kInf, kInf, {}, {}, "", ""},
-        {"workload.kind", Type::String, -kInf, kInf,
+        {"workload.kind",
+         Type::String,
+         -kInf,
+         kInf,
          {"moe", "alltoall", "allreduce", "allgather", "reducescatter", "permutation", "incast",
           "trace"},
-         {"alltoall", "permutation", "incast", "trace"}, "(required for run)", "traffic to send"},
-        {"workload.message_bytes", Type::Integer, 1, 1e15, {}, {}, "(required for synthetic kinds)",
+         {"alltoall", "permutation", "incast", "trace"},
+         "(required for run)",
+         "traffic to send"},
+        {"workload.message_bytes",
+         Type::Integer,
+         1,
+         1e15,
+         {},
+         {},
+         "(required for synthetic kinds)",
          "message size (accepts KB, MB, GB, KiB, MiB, GiB)"},
-        {"workload.file", Type::String, -kInf, kInf, {}, {}, "-",
+        {"workload.file",
+         Type::String,
+         -kInf,
+         kInf,
+         {},
+         {},
+         "-",
          "trace input: htsim connection matrix (.cm) or CSV src,dst,bytes,start_us"},
-        {"workload.start_us", Type::Number, 0, 1e12, {}, {}, "0", "start time of synthetic traffic"},
+        {"workload.start_us",
+         Type::Number,
+         0,
+         1e12,
+         {},
+         {},
+         "0",
+         "start time of synthetic traffic"},
         {"workload.destination", Type::Integer, 0, 1e8, {}, {}, "0", "incast receiver"},
         {"workload.senders", Type::Integer, 1, 1e8, {}, {}, "all others", "incast senders"},
-        {"workload.phase", Type::String, -kInf, kInf, {"decode", "prefill", "training"}, {}, "-",
-         "MoE phase", false},
-        {"workload.tokens_per_gpu", Type::Integer, 1, 1e9, {}, {}, "-", "MoE tokens per rank", false},
+        {"workload.phase",
+         Type::String,
+         -kInf,
+         kInf,
+         {"decode", "prefill", "training"},
+         {},
+         "-",
+         "MoE phase",
+         false},
+        {"workload.tokens_per_gpu",
+         Type::Integer,
+         1,
+         1e9,
+         {},
+         {},
+         "-",
+         "MoE tokens per rank",
+         false},
         {"workload.kv_length", Type::Integer, 1, 1e9, {}, {}, "-", "KV length", false},
         {"workload.ep_size", Type::Integer, 1, 1e7, {}, {}, "-", "EP group size", false},
         {"workload.max_nodes_per_token", Type::Integer, 0, 1e5, {}, {}, "-", "node limit M", false},
-        {"workload.mode", Type::String, -kInf, kInf, {"normal", "low-latency"}, {}, "-",
-         "DeepEP mode", false},
-        {"workload.gating", Type::String, -kInf, kInf,
-         {"uniform", "zipf", "hot", "trace", "worst-case"}, {}, "-", "gating", false},
-        {"workload.intranode_via", Type::String, -kInf, kInf, {"nvlink", "rdma"}, {}, "-",
-         "intra-node path", false},
-        {"workload.shared_expert_remote", Type::Boolean, -kInf, kInf, {}, {}, "-",
-         "count shared experts as destinations", false},
+        {"workload.mode",
+         Type::String,
+         -kInf,
+         kInf,
+         {"normal", "low-latency"},
+         {},
+         "-",
+         "DeepEP mode",
+         false},
+        {"workload.gating",
+         Type::String,
+         -kInf,
+         kInf,
+         {"uniform", "zipf", "hot", "trace", "worst-case"},
+         {},
+         "-",
+         "gating",
+         false},
+        {"workload.intranode_via",
+         Type::String,
+         -kInf,
+         kInf,
+         {"nvlink", "rdma"},
+         {},
+         "-",
+         "intra-node path",
+         false},
+        {"workload.shared_expert_remote",
+         Type::Boolean,
+         -kInf,
+         kInf,
+         {},
+         {},
+         "-",
+         "count shared experts as destinations",
+         false},
     };
     return keys;
 }
@@ -143,19 +320,24 @@ std::vector<std::string> children_of(const std::string& prefix) {
 
 std::string type_name(Type t) {
     switch (t) {
-        case Type::Integer: return "an integer";
-        case Type::Number: return "a number";
-        case Type::String: return "a string";
-        case Type::Boolean: return "true or false";
-        case Type::Section: return "a mapping";
+        case Type::Integer:
+            return "an integer";
+        case Type::Number:
+            return "a number";
+        case Type::String:
+            return "a string";
+        case Type::Boolean:
+            return "true or false";
+        case Type::Section:
+            return "a mapping";
     }
     return "";
 }
 
 std::optional<double> parse_integer_text(const std::string& text, bool allow_units) {
     static const std::vector<std::pair<std::string, double>> units = {
-        {"KiB", 1024.0},      {"MiB", 1048576.0}, {"GiB", 1073741824.0}, {"KB", 1e3},
-        {"MB", 1e6},          {"GB", 1e9},        {"B", 1.0}};
+        {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0}, {"KB", 1e3}, {"MB", 1e6},
+        {"GB", 1e9},     {"B", 1.0}};
     std::string number = text;
     double scale = 1.0;
     if (allow_units) {
@@ -171,7 +353,8 @@ std::optional<double> parse_integer_text(const std::string& text, bool allow_uni
     }
     double v = 0;
     const auto [p, ec] = std::from_chars(number.data(), number.data() + number.size(), v);
-    if (ec != std::errc() || p != number.data() + number.size() || !std::isfinite(v)) return std::nullopt;
+    if (ec != std::errc() || p != number.data() + number.size() || !std::isfinite(v))
+        return std::nullopt;
     v *= scale;
     if (v != std::floor(v)) return std::nullopt;
     return v;
@@ -180,17 +363,19 @@ std::optional<double> parse_integer_text(const std::string& text, bool allow_uni
 std::optional<double> parse_number_text(const std::string& text) {
     double v = 0;
     const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-    if (ec != std::errc() || p != text.data() + text.size() || !std::isfinite(v)) return std::nullopt;
+    if (ec != std::errc() || p != text.data() + text.size() || !std::isfinite(v))
+        return std::nullopt;
     return v;
 }
 
 std::string format_number(double v) {
-    if (v == std::floor(v) && std::abs(v) < 1e15) return fmt::format("{}", static_cast<long long>(v));
+    if (v == std::floor(v) && std::abs(v) < 1e15)
+        return fmt::format("{}", static_cast<long long>(v));
     return fmt::format("{}", v);
 }
 
 class Loader {
-public:
+  public:
     Loader(std::string path) : path_(std::move(path)) {}
 
     Scenario load(const std::vector<Override>& overrides) {
@@ -202,8 +387,9 @@ public:
         return std::move(scenario_);
     }
 
-private:
-    [[noreturn]] void fail_at(const std::string& key, const YAML::Mark& mark, const std::string& msg) const {
+  private:
+    [[noreturn]] void fail_at(const std::string& key, const YAML::Mark& mark,
+                              const std::string& msg) const {
         if (overridden_.count(key) || overridden_prefix(key))
             throw InputError("--set", 0, 0, key, msg);
         if (mark.is_null()) throw InputError(path_, 0, 0, key, msg);
@@ -219,7 +405,9 @@ private:
 
     void read_file() {
         std::ifstream in(path_);
-        if (!in) throw InputError(path_, "cannot open the scenario file (expected a readable YAML file)");
+        if (!in)
+            throw InputError(path_,
+                             "cannot open the scenario file (expected a readable YAML file)");
         std::stringstream ss;
         ss << in.rdbuf();
         try {
@@ -277,8 +465,9 @@ private:
             const std::string path = prefix.empty() ? key : prefix + "." + key;
             const KeySpec* spec = find_key(path);
             if (!spec)
-                fail_at(path, key_node.Mark(),
-                        fmt::format("unknown key (expected one of: {})", join(children_of(prefix))));
+                fail_at(
+                    path, key_node.Mark(),
+                    fmt::format("unknown key (expected one of: {})", join(children_of(prefix))));
             if (!spec->implemented)
                 fail_at(path, key_node.Mark(),
                         "unsupported key: reserved by the contract for a feature this build does "
@@ -303,17 +492,21 @@ private:
         double num = 0;
         switch (spec.type) {
             case Type::Integer: {
-                const bool bytes = path.size() > 6 && path.compare(path.size() - 6, 6, "_bytes") == 0;
+                const bool bytes =
+                    path.size() > 6 && path.compare(path.size() - 6, 6, "_bytes") == 0;
                 auto parsed = parse_integer_text(text, bytes);
                 if (!parsed)
-                    fail_at(path, v.Mark(), fmt::format("'{}' is not {}{}", text, type_name(spec.type),
-                                                        bytes ? " (units KB, MB, GB, KiB, MiB, GiB allowed)" : ""));
+                    fail_at(path, v.Mark(),
+                            fmt::format("'{}' is not {}{}", text, type_name(spec.type),
+                                        bytes ? " (units KB, MB, GB, KiB, MiB, GiB allowed)" : ""));
                 num = *parsed;
                 break;
             }
             case Type::Number: {
                 auto parsed = parse_number_text(text);
-                if (!parsed) fail_at(path, v.Mark(), fmt::format("'{}' is not {}", text, type_name(spec.type)));
+                if (!parsed)
+                    fail_at(path, v.Mark(),
+                            fmt::format("'{}' is not {}", text, type_name(spec.type)));
                 num = *parsed;
                 break;
             }
@@ -324,14 +517,19 @@ private:
                 return;
             case Type::String:
                 if (!spec.choices.empty()) {
-                    if (std::find(spec.choices.begin(), spec.choices.end(), text) == spec.choices.end())
+                    if (std::find(spec.choices.begin(), spec.choices.end(), text) ==
+                        spec.choices.end())
                         fail_at(path, v.Mark(),
-                                fmt::format("unknown value '{}' (expected one of: {})", text, join(spec.choices)));
+                                fmt::format("unknown value '{}' (expected one of: {})", text,
+                                            join(spec.choices)));
                     if (!spec.supported.empty() &&
-                        std::find(spec.supported.begin(), spec.supported.end(), text) == spec.supported.end())
-                        fail_at(path, v.Mark(),
-                                fmt::format("unsupported value '{}': not implemented in this build yet "
-                                            "(expected one of: {})", text, join(spec.supported)));
+                        std::find(spec.supported.begin(), spec.supported.end(), text) ==
+                            spec.supported.end())
+                        fail_at(
+                            path, v.Mark(),
+                            fmt::format("unsupported value '{}': not implemented in this build yet "
+                                        "(expected one of: {})",
+                                        text, join(spec.supported)));
                 }
                 values_[path] = text;
                 return;
@@ -340,8 +538,8 @@ private:
         }
         if (num < spec.min || num > spec.max)
             fail_at(path, v.Mark(),
-                    fmt::format("{} is out of range (expected {} to {})", text, format_number(spec.min),
-                                format_number(spec.max)));
+                    fmt::format("{} is out of range (expected {} to {})", text,
+                                format_number(spec.min), format_number(spec.max)));
         numbers_[path] = num;
     }
 
@@ -388,33 +586,41 @@ private:
         }
         const LinkLayerPreset* ll = catalog.find_link_layer(sw->link_layer);
         const NicPreset* nic = catalog.find_nic("cx7");
-        s.topology.switch_radix = static_cast<std::uint32_t>(number_or("topology.switch_radix", sw->radix));
+        s.topology.switch_radix =
+            static_cast<std::uint32_t>(number_or("topology.switch_radix", sw->radix));
         s.topology.oversubscription = number_or("topology.oversubscription", 1.0);
         s.topology.endpoints_set = has("topology.endpoints");
         s.topology.endpoints = static_cast<std::uint32_t>(number_or("topology.endpoints", 0));
         s.cluster.node = text_or("cluster.node", "h800");
 
         auto& n = s.network;
-        n.link_rate_gbps = number_or("network.link_rate_gbps", std::min(sw->port_rate_gbps, nic->port_rate_gbps));
+        n.link_rate_gbps =
+            number_or("network.link_rate_gbps", std::min(sw->port_rate_gbps, nic->port_rate_gbps));
         n.link_delay_ns = number_or("network.link_delay_ns", ll->link_delay_ns);
         n.switch_latency_ns = number_or("network.switch_latency_ns", sw->latency_ns);
-        n.port_buffer_bytes = static_cast<std::uint64_t>(number_or("network.port_buffer_bytes", static_cast<double>(sw->port_buffer_bytes)));
+        n.port_buffer_bytes = static_cast<std::uint64_t>(
+            number_or("network.port_buffer_bytes", static_cast<double>(sw->port_buffer_bytes)));
         n.mtu_bytes = static_cast<std::uint32_t>(number_or("network.mtu_bytes", ll->mtu_bytes));
-        n.header_bytes = static_cast<std::uint32_t>(number_or("network.header_bytes", ll->header_bytes));
-        n.flow_control = text_or("network.flow_control", "credit") == "lossy" ? FlowControl::Lossy : FlowControl::Credit;
+        n.header_bytes =
+            static_cast<std::uint32_t>(number_or("network.header_bytes", ll->header_bytes));
+        n.flow_control = text_or("network.flow_control", "credit") == "lossy" ? FlowControl::Lossy
+                                                                              : FlowControl::Credit;
         n.routing = text_or("network.routing", "ecmp");
         n.congestion_control = text_or("network.congestion_control", "none");
         n.extra_latency_us = number_or("network.extra_latency_us", 0);
         if (n.port_buffer_bytes < static_cast<std::uint64_t>(n.mtu_bytes) + n.header_bytes)
-            throw s.error_at("network.port_buffer_bytes",
-                             fmt::format("{} bytes cannot hold one packet (expected at least mtu_bytes + "
-                                         "header_bytes = {})", n.port_buffer_bytes, n.mtu_bytes + n.header_bytes));
+            throw s.error_at(
+                "network.port_buffer_bytes",
+                fmt::format("{} bytes cannot hold one packet (expected at least mtu_bytes + "
+                            "header_bytes = {})",
+                            n.port_buffer_bytes, n.mtu_bytes + n.header_bytes));
 
         auto& w = s.workload;
         w.kind = text_or("workload.kind", "");
         w.message_bytes = static_cast<std::uint64_t>(number_or("workload.message_bytes", 0));
         w.file = text_or("workload.file", "");
-        if (!w.file.empty() && !std::filesystem::path(w.file).is_absolute() && !overridden_.count("workload.file")) {
+        if (!w.file.empty() && !std::filesystem::path(w.file).is_absolute() &&
+            !overridden_.count("workload.file")) {
             const auto base = std::filesystem::path(path_).parent_path();
             w.file = (base / w.file).lexically_normal().string();
         }
@@ -444,7 +650,9 @@ InputError Scenario::error_at(const std::string& key, const std::string& message
 Override parse_override(const std::string& text) {
     const auto eq = text.find('=');
     if (eq == std::string::npos || eq == 0)
-        throw InputError("--set", fmt::format("'{}' is not PATH=VALUE (expected e.g. network.mtu_bytes=4096)", text));
+        throw InputError(
+            "--set",
+            fmt::format("'{}' is not PATH=VALUE (expected e.g. network.mtu_bytes=4096)", text));
     return Override{text.substr(0, eq), text.substr(eq + 1)};
 }
 
@@ -458,17 +666,28 @@ std::string schema_markdown() {
         if (k.type == Type::Section) continue;
         std::string type;
         switch (k.type) {
-            case Type::Integer: type = "integer"; break;
-            case Type::Number: type = "number"; break;
-            case Type::String: type = k.choices.empty() ? "string" : join(k.supported.empty() ? k.choices : k.supported); break;
-            case Type::Boolean: type = "boolean"; break;
-            case Type::Section: break;
+            case Type::Integer:
+                type = "integer";
+                break;
+            case Type::Number:
+                type = "number";
+                break;
+            case Type::String:
+                type = k.choices.empty() ? "string"
+                                         : join(k.supported.empty() ? k.choices : k.supported);
+                break;
+            case Type::Boolean:
+                type = "boolean";
+                break;
+            case Type::Section:
+                break;
         }
         if (!k.implemented) type = "reserved";
         std::string range;
         if ((k.type == Type::Integer || k.type == Type::Number) && std::isfinite(k.min))
             range = fmt::format(" ({} to {})", format_number(k.min), format_number(k.max));
-        out += fmt::format("| `{}` | {}{} | {} | {} |\n", k.path, type, range, k.default_text, k.help);
+        out +=
+            fmt::format("| `{}` | {}{} | {} | {} |\n", k.path, type, range, k.default_text, k.help);
     }
     return out;
 }

@@ -15,7 +15,8 @@ TraceInput load_trace(const Scenario& s) {
     TraceInput t;
     if (s.workload.kind != "trace") return t;
     if (s.workload.file.empty())
-        throw s.error_at("workload.kind", "a trace workload needs workload.file (expected a .cm or .csv path)");
+        throw s.error_at("workload.kind",
+                         "a trace workload needs workload.file (expected a .cm or .csv path)");
     const std::string ext = std::filesystem::path(s.workload.file).extension().string();
     if (ext == ".cm") {
         auto cm = read_connection_matrix_file(s.workload.file);
@@ -26,8 +27,9 @@ TraceInput load_trace(const Scenario& s) {
         t.nodes = list.nodes;
         t.workload = std::move(list.workload);
     } else {
-        throw s.error_at("workload.file",
-                         fmt::format("unknown trace format '{}' (expected a .cm connection matrix or a .csv message list)", ext));
+        throw s.error_at("workload.file", fmt::format("unknown trace format '{}' (expected a .cm "
+                                                      "connection matrix or a .csv message list)",
+                                                      ext));
     }
     return t;
 }
@@ -39,7 +41,8 @@ Topology build_topology(const Scenario& s, std::uint32_t endpoints_if_unset) {
     f.link_delay = Time::from_ns(s.network.link_delay_ns);
     f.switch_latency = Time::from_ns(s.network.switch_latency_ns);
     f.port_buffer_bytes = s.network.port_buffer_bytes;
-    const std::uint32_t endpoints = s.topology.endpoints_set ? s.topology.endpoints : endpoints_if_unset;
+    const std::uint32_t endpoints =
+        s.topology.endpoints_set ? s.topology.endpoints : endpoints_if_unset;
     try {
         if (s.topology.kind == "ft2") {
             FatTreeTwoLayerParams p;
@@ -67,17 +70,22 @@ NetworkParams network_params(const Scenario& s) {
 Workload build_workload(const Scenario& s, std::uint32_t endpoints, TraceInput trace) {
     const auto& w = s.workload;
     if (w.kind.empty())
-        throw s.error_at("workload.kind", "missing (expected one of: alltoall, permutation, incast, trace)");
+        throw s.error_at("workload.kind",
+                         "missing (expected one of: alltoall, permutation, incast, trace)");
     if (w.kind == "trace") {
         if (trace.nodes > endpoints)
-            throw s.error_at("topology.endpoints",
-                             fmt::format("the trace {} names {} nodes but the topology has {} endpoints "
-                                         "(expected at least {})", w.file, trace.nodes, endpoints, trace.nodes));
+            throw s.error_at(
+                "topology.endpoints",
+                fmt::format("the trace {} names {} nodes but the topology has {} endpoints "
+                            "(expected at least {})",
+                            w.file, trace.nodes, endpoints, trace.nodes));
         return std::move(trace.workload);
     }
     if (w.message_bytes == 0)
-        throw s.error_at("workload.message_bytes",
-                         fmt::format("missing: workload '{}' needs a message size (expected e.g. 2MiB)", w.kind));
+        throw s.error_at(
+            "workload.message_bytes",
+            fmt::format("missing: workload '{}' needs a message size (expected e.g. 2MiB)",
+                        w.kind));
     PatternParams p;
     p.endpoints = endpoints;
     p.message_bytes = w.message_bytes;
@@ -89,12 +97,14 @@ Workload build_workload(const Scenario& s, std::uint32_t endpoints, TraceInput t
     if (w.kind == "incast") {
         if (w.destination >= endpoints)
             throw s.error_at("workload.destination",
-                             fmt::format("endpoint {} does not exist (expected below {})", w.destination, endpoints));
+                             fmt::format("endpoint {} does not exist (expected below {})",
+                                         w.destination, endpoints));
         const std::uint32_t senders = w.senders == 0 ? endpoints - 1 : w.senders;
         if (senders >= endpoints)
-            throw s.error_at("workload.senders",
-                             fmt::format("{} senders need more than {} endpoints (expected at most {})", senders,
-                                         endpoints, endpoints - 1));
+            throw s.error_at(
+                "workload.senders",
+                fmt::format("{} senders need more than {} endpoints (expected at most {})", senders,
+                            endpoints, endpoints - 1));
         return incast(p, w.destination, senders);
     }
     throw s.error_at("workload.kind", fmt::format("unsupported value '{}'", w.kind));

@@ -23,12 +23,14 @@ SimulationResult simulate(const Topology& topology, const ForwardingTables& rout
     auto progress = [&](const Simulator& s) {
         if (!show) return;
         const auto now = Clock::now();
-        if (now - wall_start < std::chrono::seconds(2) || now - last_print < std::chrono::milliseconds(500))
+        if (now - wall_start < std::chrono::seconds(2) ||
+            now - last_print < std::chrono::milliseconds(500))
             return;
         last_print = now;
         printed = true;
-        fmt::print(stderr, "\r  simulated {:.1f} us, {} events, {}/{} messages done   ", s.now().us(),
-                   s.events_processed(), net.counters().messages_finished, workload.messages.size());
+        fmt::print(stderr, "\r  simulated {:.1f} us, {} events, {}/{} messages done   ",
+                   s.now().us(), s.events_processed(), net.counters().messages_finished,
+                   workload.messages.size());
         std::fflush(stderr);
     };
     const StopReason stop = sim.run(net, options.max_time, progress);
@@ -41,10 +43,14 @@ SimulationResult simulate(const Topology& topology, const ForwardingTables& rout
     r.wall_s = std::chrono::duration<double>(wall_end - wall_start).count();
     r.counters = net.counters();
     r.messages.assign(net.messages().begin(), net.messages().end());
-    if (net.all_finished()) r.status = SimulationResult::Status::Completed;
-    else if (stop == StopReason::TimeLimit) r.status = SimulationResult::Status::TimeLimit;
-    else r.status = SimulationResult::Status::Stalled;
-    r.payload_in_flight = r.counters.payload_sent - r.counters.payload_delivered - r.counters.payload_dropped;
+    if (net.all_finished())
+        r.status = SimulationResult::Status::Completed;
+    else if (stop == StopReason::TimeLimit)
+        r.status = SimulationResult::Status::TimeLimit;
+    else
+        r.status = SimulationResult::Status::Stalled;
+    r.payload_in_flight =
+        r.counters.payload_sent - r.counters.payload_delivered - r.counters.payload_dropped;
     r.packet_pool_capacity = net.packet_pool_capacity();
 
     const auto links = net.links();
@@ -54,7 +60,8 @@ SimulationResult simulate(const Topology& topology, const ForwardingTables& rout
     for (std::size_t c = 0; c < links.size(); ++c) {
         r.channels[c].bytes = links[c].bytes_carried;
         const double cap = static_cast<double>(links[c].rate.bps()) * duration_s;
-        r.channels[c].utilisation = cap > 0 ? static_cast<double>(links[c].bytes_carried) * 8.0 / cap : 0.0;
+        r.channels[c].utilisation =
+            cap > 0 ? static_cast<double>(links[c].bytes_carried) * 8.0 / cap : 0.0;
         r.max_link_util = std::max(r.max_link_util, r.channels[c].utilisation);
         r.max_queue_bytes = std::max(r.max_queue_bytes, ports[c].max_queue_bytes);
     }

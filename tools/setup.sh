@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# First command of the README: install what is needed, build clustersim, run the main scenario.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+tools/install_dependencies.sh
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCLUSTERSIM_TESTS=OFF >/dev/null
+cmake --build build --target clustersim
+main_scenario=scenarios/ft2-alltoall.yaml   # the DeepSeek-V3 decode scenario takes over when MoE traffic exists
+echo
+echo "== build/clustersim run $main_scenario --out out/main"
+build/clustersim run "$main_scenario" --out out/main
+echo
+echo "results: out/main/results.json and out/main/messages.csv"
