@@ -57,6 +57,28 @@ const HardwareCatalog& HardwareCatalog::builtin() {
             p.port_rate_gbps = kv.second["port_rate_gbps"].as<double>();
             c.nics_[p.name] = p;
         }
+        for (const auto& kv : load("nodes.yaml")) {
+            NodePreset p;
+            p.name = kv.first.as<std::string>();
+            const auto& n = kv.second;
+            p.description = n["description"].as<std::string>();
+            p.gpus = n["gpus"].as<std::uint32_t>();
+            p.scale_up = n["scale_up"].as<std::string>();
+            p.nvlink_gbytes_per_s = n["nvlink_gbytes_per_s"].as<double>();
+            p.nvlink_efficiency = n["nvlink_efficiency"].as<double>();
+            p.nics = n["nics"].as<std::uint32_t>();
+            p.nic = n["nic"].as<std::string>();
+            p.pcie_generation = n["pcie_generation"].as<std::uint32_t>();
+            p.pcie_lanes = n["pcie_lanes"].as<std::uint32_t>();
+            if (!c.nics_.count(p.nic))
+                throw std::logic_error("node preset " + p.name + " names unknown NIC");
+            c.nodes_[p.name] = p;
+        }
+        const YAML::Node prices = load("prices.yaml");
+        for (const auto& kv : prices["switches"])
+            c.prices_.switch_usd[kv.first.as<std::string>()] = kv.second.as<double>();
+        for (const auto& kv : prices["cables"])
+            c.prices_.cable_usd[kv.first.as<std::string>()] = kv.second.as<double>();
         return c;
     }();
     return catalog;
@@ -70,6 +92,14 @@ const LinkLayerPreset* HardwareCatalog::find_link_layer(const std::string& name)
 }
 const NicPreset* HardwareCatalog::find_nic(const std::string& name) const {
     return find_in(nics_, name);
+}
+const NodePreset* HardwareCatalog::find_node(const std::string& name) const {
+    return find_in(nodes_, name);
+}
+std::vector<std::string> HardwareCatalog::node_names() const {
+    std::vector<std::string> out;
+    for (const auto& kv : nodes_) out.push_back(kv.first);
+    return out;
 }
 std::vector<std::string> HardwareCatalog::switch_names() const {
     std::vector<std::string> out;

@@ -28,6 +28,23 @@ struct NicPreset {
     double port_rate_gbps = 0;
 };
 
+struct NodePreset {
+    std::string name, description;
+    std::uint32_t gpus = 0;
+    std::string scale_up;  // "nvswitch" or "pcie"
+    double nvlink_gbytes_per_s = 0;
+    double nvlink_efficiency = 1;
+    std::uint32_t nics = 0;
+    std::string nic;
+    std::uint32_t pcie_generation = 0;
+    std::uint32_t pcie_lanes = 0;
+};
+
+struct PriceTable {
+    std::map<std::string, double> switch_usd;  // by switch preset
+    std::map<std::string, double> cable_usd;   // by cable kind
+};
+
 class HardwareCatalog {
   public:
     /// The presets built into the binary (parsed once).
@@ -36,12 +53,17 @@ class HardwareCatalog {
     const SwitchPreset* find_switch(const std::string& name) const;
     const LinkLayerPreset* find_link_layer(const std::string& name) const;
     const NicPreset* find_nic(const std::string& name) const;
+    const NodePreset* find_node(const std::string& name) const;
     std::vector<std::string> switch_names() const;
+    std::vector<std::string> node_names() const;
+    const PriceTable& prices() const { return prices_; }
 
   private:
     std::map<std::string, SwitchPreset> switches_;
     std::map<std::string, LinkLayerPreset> link_layers_;
     std::map<std::string, NicPreset> nics_;
+    std::map<std::string, NodePreset> nodes_;
+    PriceTable prices_;
 };
 
 }  // namespace clustersim

@@ -7,53 +7,6 @@
 using namespace clustersim;
 using namespace clustersim::test;
 
-namespace {
-
-// Switches crossed from endpoint a to endpoint b when following every forwarding candidate
-// (breadth first over the forwarding state): returns the hop count and the number of paths.
-struct PathStats {
-    std::uint32_t switches = 0;
-    std::uint64_t paths = 0;
-};
-
-PathStats walk(const Fabric& f, std::uint32_t a, std::uint32_t b) {
-    const auto& g = f.topology.graph;
-    const auto ch = g.channels();
-    const NodeRef src{NodeKind::Endpoint, a};
-    const std::uint32_t first_switch = ch[g.first_channel(src)].to.index;
-    const NodeRef dst_ep{NodeKind::Endpoint, b};
-    const std::uint32_t dst_switch = ch[g.first_channel(dst_ep)].to.index;
-    const std::uint32_t dst_edge = f.routes.edge_index(dst_switch);
-    // Count paths by dynamic programming over (switch) with depth.
-    std::vector<std::uint64_t> ways(g.switch_count(), 0);
-    ways[first_switch] = 1;
-    std::vector<std::uint32_t> frontier{first_switch};
-    PathStats out;
-    for (std::uint32_t depth = 1; depth <= 8; ++depth) {
-        std::uint64_t arrived = 0;
-        for (std::uint32_t s : frontier)
-            if (s == dst_switch) arrived += ways[s];
-        if (arrived > 0) {
-            out.switches = depth;
-            out.paths = arrived;
-            return out;
-        }
-        std::vector<std::uint64_t> next(g.switch_count(), 0);
-        std::vector<std::uint32_t> next_frontier;
-        for (std::uint32_t s : frontier)
-            for (std::uint32_t c : f.routes.candidates(s, dst_edge)) {
-                const std::uint32_t t = ch[c].to.index;
-                if (next[t] == 0) next_frontier.push_back(t);
-                next[t] += ways[s];
-            }
-        ways = std::move(next);
-        frontier = std::move(next_frontier);
-    }
-    return out;  // unreachable: switches == 0
-}
-
-}  // namespace
-
 TEST_CASE("full-size FT2 with 64-port switches matches ISCA'25 Table 3", "[topology]") {
     // Table 3: FT2 = 2,048 endpoints, 96 switches, 2,048 links.
     const auto s = fat_tree_two_layer_shape(small_ft2(64, 0));

@@ -47,6 +47,46 @@ inline SimulationResult run(const Fabric& f, const Workload& w,
     return simulate(f.topology, f.routes, w, p, o);
 }
 
+// Switches crossed from endpoint a to endpoint b following every forwarding candidate, and the
+// number of distinct shortest paths (dynamic programming over the forwarding state).
+struct PathStats {
+    std::uint32_t switches = 0;  // 0: unreachable
+    std::uint64_t paths = 0;
+};
+
+inline PathStats walk(const Topology& t, const ForwardingTables& routes, std::uint32_t a,
+                      std::uint32_t b) {
+    const auto& g = t.graph;
+    const auto ch = g.channels();
+    const std::uint32_t first_switch = ch[g.first_channel({NodeKind::Endpoint, a})].to.index;
+    const std::uint32_t dst_switch = ch[g.first_channel({NodeKind::Endpoint, b})].to.index;
+    const std::uint32_t dst_edge = routes.edge_index(dst_switch);
+    std::vector<std::uint64_t> ways(g.switch_count(), 0);
+    ways[first_switch] = 1;
+    std::vector<std::uint32_t> frontier{first_switch};
+    for (std::uint32_t depth = 1; depth <= 16 && !frontier.empty(); ++depth) {
+        std::uint64_t arrived = 0;
+        for (std::uint32_t s : frontier)
+            if (s == dst_switch) arrived += ways[s];
+        if (arrived > 0) return PathStats{depth, arrived};
+        std::vector<std::uint64_t> next(g.switch_count(), 0);
+        std::vector<std::uint32_t> next_frontier;
+        for (std::uint32_t s : frontier)
+            for (std::uint32_t c : routes.candidates(s, dst_edge)) {
+                const std::uint32_t to = ch[c].to.index;
+                if (next[to] == 0) next_frontier.push_back(to);
+                next[to] += ways[s];
+            }
+        ways = std::move(next);
+        frontier = std::move(next_frontier);
+    }
+    return {};
+}
+
+inline PathStats walk(const Fabric& f, std::uint32_t a, std::uint32_t b) {
+    return walk(f.topology, f.routes, a, b);
+}
+
 struct CommandResult {
     int exit_code = -1;
     std::string out, err;

@@ -6,7 +6,8 @@
 
 namespace clustersim {
 
-FatTreeTwoLayerShape fat_tree_two_layer_shape(const FatTreeTwoLayerParams& p) {
+FatTreeTwoLayerShape fat_tree_two_layer_shape(const FatTreeTwoLayerParams& p,
+                                              std::uint32_t leaves_needed) {
     const std::uint32_t k = p.fabric.switch_radix;
     if (k < 2)
         throw TopologyError("topology.switch_radix", "a fat tree needs a radix of at least 2");
@@ -28,13 +29,13 @@ FatTreeTwoLayerShape fat_tree_two_layer_shape(const FatTreeTwoLayerParams& p) {
     s.down = k - up;
     s.max_endpoints = k * s.down;  // every spine port faces a distinct leaf
     s.endpoints = p.endpoints == 0 ? s.max_endpoints : p.endpoints;
-    if (s.endpoints > s.max_endpoints)
+    s.leaves = leaves_needed != 0 ? leaves_needed : (s.endpoints + s.down - 1) / s.down;
+    if (s.endpoints > s.max_endpoints || s.leaves > k)
         throw TopologyError(
             "topology.endpoints",
             fmt::format("{} endpoints exceed the two-layer fat tree limit of {} at radix {} and "
                         "oversubscription {} (expected at most {}; use ft3 for more)",
                         s.endpoints, s.max_endpoints, k, r, s.max_endpoints));
-    s.leaves = (s.endpoints + s.down - 1) / s.down;
     if (s.leaves == 1) {
         s.spines = 0;
         s.parallel = 0;
@@ -52,43 +53,62 @@ FatTreeTwoLayerShape fat_tree_two_layer_shape(const FatTreeTwoLayerParams& p) {
     return s;
 }
 
-Topology build_fat_tree_two_layer(const FatTreeTwoLayerParams& p) {
-    const FatTreeTwoLayerShape s = fat_tree_two_layer_shape(p);
-    const FabricParams& f = p.fabric;
-    Topology t;
-    t.kind = "ft2";
-    PortGraph& g = t.graph;
+std::uint32_t add_fat_tree_two_layer(
+    PortGraph& g, const FatTreeTwoLayerShape& s, const FabricParams& f,
+    const std::function<std::uint32_t(std::uint32_t, std::uint32_t)>& endpoint_at) {
     const SwitchInfo leaf{0, f.switch_radix, f.switch_latency, f.port_buffer_bytes};
     const SwitchInfo spine{1, f.switch_radix, f.switch_latency, f.port_buffer_bytes};
+    const std::uint32_t first = g.switch_count();
     for (std::uint32_t i = 0; i < s.leaves; ++i) g.add_switch(leaf);
     for (std::uint32_t i = 0; i < s.spines; ++i) g.add_switch(spine);
-    g.set_endpoint_count(s.endpoints);
-    for (std::uint32_t e = 0; e < s.endpoints; ++e)
-        g.add_cable({NodeKind::Endpoint, e}, {NodeKind::Switch, e / s.down}, f.link_rate,
-                    f.link_delay);
+    for (std::uint32_t l = 0; l < s.leaves; ++l)
+        for (std::uint32_t port = 0; port < s.down; ++port) {
+            const std::uint32_t e = endpoint_at(l, port);
+            if (e != kNone)
+                g.add_cable({NodeKind::Endpoint, e}, {NodeKind::Switch, first + l}, f.link_rate,
+                            f.link_delay);
+        }
     for (std::uint32_t l = 0; l < s.leaves; ++l)
         for (std::uint32_t sp = 0; sp < s.spines; ++sp)
             for (std::uint32_t m = 0; m < s.parallel; ++m)
-                g.add_cable({NodeKind::Switch, l}, {NodeKind::Switch, s.leaves + sp}, f.link_rate,
-                            f.link_delay);
-    g.finalize();
+                g.add_cable({NodeKind::Switch, first + l},
+                            {NodeKind::Switch, first + s.leaves + sp}, f.link_rate, f.link_delay);
+    return first;
+}
+
+std::pair<bool, double> fat_tree_two_layer_bisection(const FatTreeTwoLayerShape& s,
+                                                     double rate_gbps) {
+    // Half the endpoints on each side (whole leaves where possible). Each side reaches the
+    // spines over leaves/2 x up links; the cut is the smaller of that and the endpoints' links.
+    const double half_endpoints = std::floor(s.endpoints / 2.0);
+    const double half_uplinks = s.leaves > 1 ? std::floor(s.leaves / 2.0) * s.up : half_endpoints;
+    const bool exact = s.leaves == 1 || (s.leaves % 2 == 0 && s.endpoints % s.down == 0);
+    return {exact, std::min(half_endpoints, half_uplinks) * rate_gbps};
+}
+
+Topology build_fat_tree_two_layer(const FatTreeTwoLayerParams& p) {
+    const FatTreeTwoLayerShape s = fat_tree_two_layer_shape(p);
+    Topology t;
+    t.kind = "ft2";
+    t.graph.set_endpoint_count(s.endpoints);
+    add_fat_tree_two_layer(t.graph, s, p.fabric, [&](std::uint32_t leaf, std::uint32_t port) {
+        const std::uint32_t e = leaf * s.down + port;
+        return e < s.endpoints ? e : kNone;
+    });
+    t.graph.finalize();
 
     Inventory& inv = t.inventory;
     inv.endpoints = s.endpoints;
     inv.switches = s.leaves + s.spines;
     inv.tiers = {{"leaf", s.leaves}, {"spine", s.spines}};
     inv.endpoint_links = s.endpoints;
-    inv.switch_links = static_cast<std::uint64_t>(s.leaves) * s.spines * s.parallel;
+    inv.switch_links = s.switch_links();
     inv.max_hops = s.leaves > 1 ? 3 : 1;
     inv.max_endpoints = s.max_endpoints;
-    // Bisection: half the endpoints on each side (whole leaves where possible). Each side's
-    // capacity to the spines is leaves/2 x up links; the cut is the smaller of that and the
-    // endpoints' own links.
-    const double rate = f.link_rate.gbps();
-    const double half_endpoints = std::floor(s.endpoints / 2.0);
-    const double half_uplinks = s.leaves > 1 ? std::floor(s.leaves / 2.0) * s.up : half_endpoints;
-    inv.bisection_gbps = std::min(half_endpoints, half_uplinks) * rate;
-    inv.bisection_exact = s.leaves % 2 == 0 && s.endpoints % s.down == 0;
+    std::tie(inv.bisection_exact, inv.bisection_gbps) =
+        fat_tree_two_layer_bisection(s, p.fabric.link_rate.gbps());
+    inv.cables = {{"endpoint-aoc", inv.endpoint_links}, {"switch-optics", inv.switch_links}};
+    inv.transceivers = 2 * inv.switch_links;
     return t;
 }
 

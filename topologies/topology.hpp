@@ -38,6 +38,11 @@ struct TierCount {
     std::uint32_t switches = 0;
 };
 
+struct CableCount {
+    std::string kind;  // a key of models/data/prices.yaml (cables section)
+    std::uint64_t count = 0;
+};
+
 struct Inventory {
     std::uint32_t endpoints = 0;
     std::uint32_t switches = 0;
@@ -48,12 +53,33 @@ struct Inventory {
     std::uint32_t max_endpoints = 0;   // the most this construction supports at this radix
     double bisection_gbps = 0;         // total rate across the worst even split of endpoints
     bool bisection_exact = true;       // false: a bound, not a closed form
+    std::vector<CableCount> cables;    // every cable by kind (endpoint and switch links)
+    std::uint64_t transceivers = 0;    // optical modules at cable ends
+    bool constructible = true;         // false: counts from a formula, no graph exists
+    std::string note;                  // e.g. why a size is not constructible
 };
 
 struct Topology {
     std::string kind;
     PortGraph graph;
     Inventory inventory;
+    std::uint32_t planes = 1;  // disjoint fabrics (mpft), or NIC ports each on its own plane
 };
+
+/// Everything a builder may need; each builder reads the fields of its kind.
+struct TopologyRequest {
+    std::string kind;
+    FabricParams fabric;
+    double oversubscription = 1.0;
+    std::uint32_t endpoints = 0;      // NICs; 0 = the maximum
+    std::uint32_t planes = 0;         // 0 = the kind's default
+    std::uint32_t nics_per_node = 8;  // rails of mrft, planes of mpft by default
+    double nic_rate_gbps = 400;       // split into ports/lanes by dual-plane and shuffle
+    std::uint32_t slimfly_q = 0;      // 0 = the largest q the radix allows
+    std::uint32_t dragonfly_a = 0, dragonfly_p = 0, dragonfly_h = 0, dragonfly_g = 0;
+};
+
+/// Dispatches on `kind`; throws TopologyError for requests beyond a limit.
+Topology build_topology(const TopologyRequest& request);
 
 }  // namespace clustersim

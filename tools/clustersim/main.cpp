@@ -46,7 +46,8 @@ int cmd_topo(const CommonOptions& o) {
     const cs::Scenario s = load(o);
     const cs::Topology t =
         cs::build_topology(s, s.workload.kind == "trace" ? cs::load_trace(s).nodes : 0);
-    const cs::Json j = cs::inventory_json(s, t);
+    const cs::CostBreakdown cost = cs::topology_cost(s, t);
+    const cs::Json j = cs::inventory_json(s, t, cost);
     if (o.json) {
         print_json(j);
         return kExitOk;
@@ -63,6 +64,10 @@ int cmd_topo(const CommonOptions& o) {
         t.inventory.switch_links, t.inventory.endpoint_links, t.inventory.max_hops);
     fmt::print("  bisection               {:.0f} Gb/s ({})\n", t.inventory.bisection_gbps,
                t.inventory.bisection_exact ? "exact" : "bound");
+    for (const auto& c : t.inventory.cables) fmt::print("  cables {:<26}{}\n", c.kind, c.count);
+    fmt::print("  cost                    ${:.2f} M  (${:.0f} per endpoint)\n",
+               cost.total_usd / 1e6, cost.per_endpoint_usd);
+    if (!t.inventory.constructible) fmt::print("  not constructible: {}\n", t.inventory.note);
     return kExitOk;
 }
 

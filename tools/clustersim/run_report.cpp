@@ -6,6 +6,7 @@
 #include <set>
 
 #include "sim/percentiles.hpp"
+#include "tools/clustersim/scenario_build.hpp"
 
 namespace clustersim {
 namespace {
@@ -49,25 +50,37 @@ double round_to(double v, double quantum) {
 
 }  // namespace
 
-Json inventory_json(const Scenario& s, const Topology& t) {
+Json inventory_json(const Scenario& s, const Topology& t, const CostBreakdown& cost) {
     const Inventory& inv = t.inventory;
     Json j;
     j["topology"] = t.kind;
     j["endpoints"] = inv.endpoints;
     j["switches"] = inv.switches;
     j["links"] = inv.switch_links;
+    j["cost_usd"] = cost.total_usd;
+    j["cost_per_endpoint_usd"] = cost.per_endpoint_usd;
+    j["max_hops"] = inv.max_hops;
+    j["constructible"] = inv.constructible;
     j["endpoint_links"] = inv.endpoint_links;
     Json tiers = Json::object();
     for (const auto& tier : inv.tiers) tiers[tier.name] = tier.switches;
     j["switches_by_tier"] = tiers;
-    j["max_hops"] = inv.max_hops;
     j["max_endpoints"] = inv.max_endpoints;
+    if (t.planes > 1) j["planes"] = t.planes;
     j["switch"] = s.topology.switch_preset;
     j["switch_radix"] = s.topology.switch_radix;
     j["link_rate_gbps"] = s.network.link_rate_gbps;
     j["bisection_gbps"] = inv.bisection_gbps;
     j["bisection"] = inv.bisection_exact ? "exact" : "bound";
-    j["constructible"] = true;
+    Json cables = Json::object();
+    for (const auto& c : inv.cables) cables[c.kind] = c.count;
+    j["cables"] = cables;
+    j["transceivers"] = inv.transceivers;
+    Json cost_parts = Json::object();
+    cost_parts["switches_usd"] = cost.switches_usd;
+    for (const auto& [kind, usd] : cost.cables_usd) cost_parts[kind + "_usd"] = usd;
+    j["cost_breakdown"] = cost_parts;
+    if (!inv.note.empty()) j["note"] = inv.note;
     return j;
 }
 
@@ -124,7 +137,7 @@ Json run_results_json(const Scenario& s, const Topology& t, const Workload& w,
     net["max_queue_bytes"] = r.max_queue_bytes;
     j["network"] = net;
 
-    j["topology"] = inventory_json(s, t);
+    j["topology"] = inventory_json(s, t, topology_cost(s, t));
     return j;
 }
 

@@ -6,12 +6,13 @@
 
 #include "tools/clustersim/scenario.hpp"
 #include "tools/clustersim/simulation.hpp"
+#include "topologies/cost_model.hpp"
 
 namespace clustersim {
 
 using Json = nlohmann::ordered_json;
 
-Json inventory_json(const Scenario& s, const Topology& t);
+Json inventory_json(const Scenario& s, const Topology& t, const CostBreakdown& cost);
 Json run_results_json(const Scenario& s, const Topology& t, const Workload& w,
                       const SimulationResult& r);
 std::string run_summary_table(const Json& results);

@@ -34,263 +34,109 @@ struct KeySpec {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
+KeySpec number(std::string path, double min, double max, std::string dflt, std::string help) {
+    return KeySpec{std::move(path), Type::Number,   min, max, {}, {},
+                   std::move(dflt), std::move(help)};
+}
+KeySpec integer(std::string path, double min, double max, std::string dflt, std::string help) {
+    return KeySpec{std::move(path), Type::Integer,  min, max, {}, {},
+                   std::move(dflt), std::move(help)};
+}
+KeySpec text(std::string path, std::string dflt, std::string help) {
+    return KeySpec{std::move(path), Type::String,   -kInf, kInf, {}, {},
+                   std::move(dflt), std::move(help)};
+}
+KeySpec choice(std::string path, std::vector<std::string> choices,
+               std::vector<std::string> supported, std::string dflt, std::string help) {
+    return KeySpec{std::move(path),    Type::String,         -kInf,           kInf,
+                   std::move(choices), std::move(supported), std::move(dflt), std::move(help)};
+}
+KeySpec section(std::string path) {
+    return KeySpec{std::move(path), Type::Section, -kInf, kInf, {}, {}, "", ""};
+}
+/// A name cli.md reserves for a feature this build does not have yet.
+KeySpec reserved(std::string path, Type type, std::string help) {
+    KeySpec k{std::move(path), type, -kInf, kInf, {}, {}, "-", std::move(help)};
+    k.implemented = false;
+    return k;
+}
+
+// clang-format off
 const std::vector<KeySpec>& schema() {
     static const std::vector<KeySpec> keys = {
-        {"seed",
-         Type::Integer,
-         0,
-         1.8e19,
-         {},
-         {},
-         "1",
-         "random seed: same scenario + seed = same results"},
-        {"name", Type::String, -kInf, kInf, {}, {}, "file stem", "scenario name in reports"},
-        {"topology", Type::Section, -kInf, kInf, {}, {}, "", ""},
-        {"topology.kind",
-         Type::String,
-         -kInf,
-         kInf,
-         {"ft2", "ft3", "mpft", "mrft", "dual-plane", "shuffle", "slimfly", "dragonfly"},
-         {"ft2"},
-         "(required)",
-         "fabric construction"},
-        {"topology.switch",
-         Type::String,
-         -kInf,
-         kInf,
-         {},
-         {},
-         "quantum2",
-         "switch preset (models/data/switches.yaml)"},
-        {"topology.switch_radix",
-         Type::Integer,
-         2,
-         65536,
-         {},
-         {},
-         "from topology.switch",
-         "ports per switch"},
-        {"topology.planes",
-         Type::Integer,
-         1,
-         64,
-         {},
-         {},
-         "-",
-         "planes or rails (mpft, mrft, dual-plane, shuffle)",
-         false},
-        {"topology.oversubscription",
-         Type::Number,
-         1,
-         1024,
-         {},
-         {},
-         "1",
-         "leaf down-ports : up-ports"},
-        {"topology.endpoints",
-         Type::Integer,
-         1,
-         1e8,
-         {},
-         {},
-         "maximum",
-         "NICs to attach; a smaller fat tree builds only the leaves it needs"},
-        {"cluster", Type::Section, -kInf, kInf, {}, {}, "", ""},
-        {"cluster.node", Type::String, -kInf, kInf, {"h800"}, {}, "h800", "node preset"},
-        {"network", Type::Section, -kInf, kInf, {}, {}, "", ""},
-        {"network.link_rate_gbps",
-         Type::Number,
-         1e-3,
-         1e6,
-         {},
-         {},
-         "switch and NIC presets",
-         "rate of every network link"},
-        {"network.link_delay_ns",
-         Type::Number,
-         0,
-         1e9,
-         {},
-         {},
-         "link-layer preset",
-         "propagation delay per link"},
-        {"network.switch_latency_ns",
-         Type::Number,
-         0,
-         1e9,
-         {},
-         {},
-         "switch preset",
-         "forwarding latency per switch"},
-        {"network.port_buffer_bytes",
-         Type::Integer,
-         1,
-         1e12,
-         {},
-         {},
-         "switch preset",
-         "buffer per switch port (credit pool per input when lossless; tail-drop limit when "
-         "lossy)"},
-        {"network.mtu_bytes",
-         Type::Integer,
-         1,
-         1048576,
-         {},
-         {},
-         "link-layer preset",
-         "payload bytes per packet"},
-        {"network.header_bytes",
-         Type::Integer,
-         0,
-         65536,
-         {},
-         {},
-         "link-layer preset",
-         "bytes added to every packet on the wire"},
-        {"network.flow_control",
-         Type::String,
-         -kInf,
-         kInf,
-         {"credit", "lossy", "pfc"},
-         {"credit", "lossy"},
-         "credit",
-         "lossless credits (InfiniBand) or tail drop"},
-        {"network.routing",
-         Type::String,
-         -kInf,
-         kInf,
-         {"ecmp", "adaptive", "spray", "flowlet"},
-         {"ecmp"},
-         "ecmp",
-         "path choice among equal-cost next hops"},
-        {"network.congestion_control",
-         Type::String,
-         -kInf,
-         kInf,
-         {"none", "dcqcn", "hpcc"},
-         {"none"},
-         "none",
-         "sender congestion control"},
-        {"network.extra_latency_us",
-         Type::Number,
-         0,
-         1e9,
-         {},
-         {},
-         "0",
-         "latency added to every message's completion (what-if)"},
-        {"sim", Type::Section, -kInf, kInf, {}, {}, "", ""},
-        {"sim.max_time_us",
-         Type::Number,
-         1e-6,
-         1e12,
-         {},
-         {},
-         "no limit",
-         "simulated-time limit; reaching it ends the run with exit 3"},
-        {"model", Type::Section, -kInf, kInf, {}, {}, "", ""},
-        {"model.name", Type::String, -kInf, kInf, {}, {}, "-", "MoE model preset", false},
-        {"model.hidden", Type::Integer, 1, 1e7, {}, {}, "-", "hidden size", false},
-        {"model.layers", Type::Integer, 1, 1e5, {}, {}, "-", "layers", false},
-        {"model.routed_experts", Type::Integer, 1, 1e6, {}, {}, "-", "routed experts", false},
-        {"model.top_k", Type::Integer, 1, 1e3, {}, {}, "-", "experts per token", false},
-        {"model.shared_experts", Type::Integer, 0, 1e3, {}, {}, "-", "shared experts", false},
-        {"workload", Type::Section, -kInf, kInf, {}, {}, "", ""},
-        {"workload.kind",
-         Type::String,
-         -kInf,
-         kInf,
-         {"moe", "alltoall", "allreduce", "allgather", "reducescatter", "permutation", "incast",
-          "trace"},
-         {"alltoall", "permutation", "incast", "trace"},
-         "(required for run)",
-         "traffic to send"},
-        {"workload.message_bytes",
-         Type::Integer,
-         1,
-         1e15,
-         {},
-         {},
-         "(required for synthetic kinds)",
-         "message size (accepts KB, MB, GB, KiB, MiB, GiB)"},
-        {"workload.file",
-         Type::String,
-         -kInf,
-         kInf,
-         {},
-         {},
-         "-",
-         "trace input: htsim connection matrix (.cm) or CSV src,dst,bytes,start_us"},
-        {"workload.start_us",
-         Type::Number,
-         0,
-         1e12,
-         {},
-         {},
-         "0",
-         "start time of synthetic traffic"},
-        {"workload.destination", Type::Integer, 0, 1e8, {}, {}, "0", "incast receiver"},
-        {"workload.senders", Type::Integer, 1, 1e8, {}, {}, "all others", "incast senders"},
-        {"workload.phase",
-         Type::String,
-         -kInf,
-         kInf,
-         {"decode", "prefill", "training"},
-         {},
-         "-",
-         "MoE phase",
-         false},
-        {"workload.tokens_per_gpu",
-         Type::Integer,
-         1,
-         1e9,
-         {},
-         {},
-         "-",
-         "MoE tokens per rank",
-         false},
-        {"workload.kv_length", Type::Integer, 1, 1e9, {}, {}, "-", "KV length", false},
-        {"workload.ep_size", Type::Integer, 1, 1e7, {}, {}, "-", "EP group size", false},
-        {"workload.max_nodes_per_token", Type::Integer, 0, 1e5, {}, {}, "-", "node limit M", false},
-        {"workload.mode",
-         Type::String,
-         -kInf,
-         kInf,
-         {"normal", "low-latency"},
-         {},
-         "-",
-         "DeepEP mode",
-         false},
-        {"workload.gating",
-         Type::String,
-         -kInf,
-         kInf,
-         {"uniform", "zipf", "hot", "trace", "worst-case"},
-         {},
-         "-",
-         "gating",
-         false},
-        {"workload.intranode_via",
-         Type::String,
-         -kInf,
-         kInf,
-         {"nvlink", "rdma"},
-         {},
-         "-",
-         "intra-node path",
-         false},
-        {"workload.shared_expert_remote",
-         Type::Boolean,
-         -kInf,
-         kInf,
-         {},
-         {},
-         "-",
-         "count shared experts as destinations",
-         false},
+        integer("seed", 0, 1.8e19, "1", "random seed: same scenario + seed = same results"),
+        text("name", "file stem", "scenario name in reports"),
+        section("topology"),
+        choice("topology.kind", {"ft2", "ft3", "mpft", "mrft", "dual-plane", "shuffle", "slimfly", "dragonfly"}, {},
+               "(required)", "fabric construction"),
+        text("topology.switch", "quantum2; tomahawk5-200g for dual-plane, tomahawk5-100g for shuffle",
+             "switch preset (models/data/switches.yaml)"),
+        integer("topology.switch_radix", 2, 65536, "from topology.switch", "ports per switch"),
+        integer("topology.planes", 1, 64, "NICs per node (mpft, mrft); 2 (dual-plane); NIC rate / port rate (shuffle)",
+                "planes or rails (mpft, mrft, dual-plane, shuffle)"),
+        number("topology.oversubscription", 1, 1024, "1", "leaf down-ports : up-ports (ft2, ft3, mpft, mrft)"),
+        integer("topology.endpoints", 1, 1e8, "maximum", "NICs to attach; a smaller fat tree builds only the leaves it needs"),
+        integer("topology.q", 2, 1000, "largest the radix allows",
+                "Slim Fly field order (a prime power builds; others give formula counts only)"),
+        integer("topology.group_switches", 1, 1e5, "2h", "Dragonfly switches per group (a)"),
+        integer("topology.endpoints_per_switch", 1, 1e5, "h", "Dragonfly endpoints per switch (p)"),
+        integer("topology.global_links", 1, 1e5, "(radix + 1) / 4", "Dragonfly global links per switch (h)"),
+        integer("topology.groups", 1, 1e7, "a h + 1, or what the endpoints need", "Dragonfly groups (g)"),
+        section("cluster"),
+        text("cluster.node", "h800", "node preset (models/data/nodes.yaml): h800, h100, h20, a100-pcie, gb200-nvl72"),
+        text("cluster.nic", "the node preset's", "NIC preset (models/data/nics.yaml): cx6, cx7, cx8"),
+        section("cost"),
+        number("cost.switch_usd", 0, 1e9, "models/data/prices.yaml", "price of one switch"),
+        section("cost.cables"),
+        number("cost.cables.endpoint-aoc", 0, 1e9, "prices.yaml", "NIC-to-leaf cable with its optics"),
+        number("cost.cables.switch-optics", 0, 1e9, "prices.yaml", "switch-to-switch link: two transceivers and fibre"),
+        number("cost.cables.endpoint-breakout-2x200g", 0, 1e9, "prices.yaml", "dual-plane NIC module with 1:2 breakout"),
+        number("cost.cables.endpoint-shuffle-lanes", 0, 1e9, "prices.yaml", "shuffle NIC module and fibre through the box"),
+        section("network"),
+        number("network.link_rate_gbps", 1e-3, 1e6, "switch and NIC presets", "rate of every network link"),
+        number("network.link_delay_ns", 0, 1e9, "link-layer preset", "propagation delay per link"),
+        number("network.switch_latency_ns", 0, 1e9, "switch preset", "forwarding latency per switch"),
+        integer("network.port_buffer_bytes", 1, 1e12, "switch preset",
+                "buffer per switch port (credit pool per input when lossless; tail-drop limit when lossy)"),
+        integer("network.mtu_bytes", 1, 1048576, "link-layer preset", "payload bytes per packet"),
+        integer("network.header_bytes", 0, 65536, "link-layer preset", "bytes added to every packet on the wire"),
+        choice("network.flow_control", {"credit", "lossy", "pfc"}, {"credit", "lossy"}, "credit",
+               "lossless credits (InfiniBand) or tail drop"),
+        choice("network.routing", {"ecmp", "adaptive", "spray", "flowlet"}, {"ecmp"}, "ecmp",
+               "path choice among equal-cost next hops"),
+        choice("network.congestion_control", {"none", "dcqcn", "hpcc"}, {"none"}, "none", "sender congestion control"),
+        number("network.extra_latency_us", 0, 1e9, "0", "latency added to every message's completion (what-if)"),
+        section("sim"),
+        number("sim.max_time_us", 1e-6, 1e12, "no limit", "simulated-time limit; reaching it ends the run with exit 3"),
+        section("model"),
+        reserved("model.name", Type::String, "MoE model preset"),
+        reserved("model.hidden", Type::Integer, "hidden size"),
+        reserved("model.layers", Type::Integer, "layers"),
+        reserved("model.routed_experts", Type::Integer, "routed experts"),
+        reserved("model.top_k", Type::Integer, "experts per token"),
+        reserved("model.shared_experts", Type::Integer, "shared experts"),
+        section("workload"),
+        choice("workload.kind", {"moe", "alltoall", "allreduce", "allgather", "reducescatter", "permutation", "incast", "trace"},
+               {"alltoall", "permutation", "incast", "trace"}, "(required for run)", "traffic to send"),
+        integer("workload.message_bytes", 1, 1e15, "(required for synthetic kinds)",
+                "message size (accepts KB, MB, GB, KiB, MiB, GiB)"),
+        text("workload.file", "-", "trace input: htsim connection matrix (.cm) or CSV src,dst,bytes,start_us"),
+        number("workload.start_us", 0, 1e12, "0", "start time of synthetic traffic"),
+        integer("workload.destination", 0, 1e8, "0", "incast receiver"),
+        integer("workload.senders", 1, 1e8, "all others", "incast senders"),
+        reserved("workload.phase", Type::String, "MoE phase"),
+        reserved("workload.tokens_per_gpu", Type::Integer, "MoE tokens per rank"),
+        reserved("workload.kv_length", Type::Integer, "KV length"),
+        reserved("workload.ep_size", Type::Integer, "EP group size"),
+        reserved("workload.max_nodes_per_token", Type::Integer, "node limit M"),
+        reserved("workload.mode", Type::String, "DeepEP mode"),
+        reserved("workload.gating", Type::String, "gating"),
+        reserved("workload.intranode_via", Type::String, "intra-node path"),
+        reserved("workload.shared_expert_remote", Type::Boolean, "count shared experts as destinations"),
     };
     return keys;
 }
+// clang-format on
 
 const KeySpec* find_key(const std::string& path) {
     for (const auto& k : schema())
@@ -577,7 +423,10 @@ class Loader {
                              "missing (expected one of: ft2, ft3, mpft, mrft, dual-plane, shuffle, "
                              "slimfly, dragonfly)");
         const auto& catalog = HardwareCatalog::builtin();
-        s.topology.switch_preset = text_or("topology.switch", "quantum2");
+        const std::string default_switch = s.topology.kind == "dual-plane" ? "tomahawk5-200g"
+                                           : s.topology.kind == "shuffle"  ? "tomahawk5-100g"
+                                                                           : "quantum2";
+        s.topology.switch_preset = text_or("topology.switch", default_switch);
         const SwitchPreset* sw = catalog.find_switch(s.topology.switch_preset);
         if (!sw) {
             throw s.error_at("topology.switch",
@@ -585,13 +434,39 @@ class Loader {
                                          s.topology.switch_preset, join(catalog.switch_names())));
         }
         const LinkLayerPreset* ll = catalog.find_link_layer(sw->link_layer);
-        const NicPreset* nic = catalog.find_nic("cx7");
+        s.cluster.node = text_or("cluster.node", "h800");
+        const NodePreset* node = catalog.find_node(s.cluster.node);
+        if (!node)
+            throw s.error_at("cluster.node",
+                             fmt::format("unknown node preset '{}' (expected one of: {})",
+                                         s.cluster.node, join(catalog.node_names())));
+        const std::string nic_name = text_or("cluster.nic", node->nic);
+        const NicPreset* nic = catalog.find_nic(nic_name);
+        if (!nic)
+            throw s.error_at(
+                "cluster.nic",
+                fmt::format("unknown NIC preset '{}' (expected cx6, cx7 or cx8)", nic_name));
+        s.cluster.gpus_per_node = node->gpus;
+        s.cluster.nics_per_node = node->nics;
+        s.cluster.nic_rate_gbps = nic->port_rate_gbps;
         s.topology.switch_radix =
             static_cast<std::uint32_t>(number_or("topology.switch_radix", sw->radix));
         s.topology.oversubscription = number_or("topology.oversubscription", 1.0);
         s.topology.endpoints_set = has("topology.endpoints");
         s.topology.endpoints = static_cast<std::uint32_t>(number_or("topology.endpoints", 0));
-        s.cluster.node = text_or("cluster.node", "h800");
+        s.topology.planes = static_cast<std::uint32_t>(number_or("topology.planes", 0));
+        s.topology.q = static_cast<std::uint32_t>(number_or("topology.q", 0));
+        s.topology.group_switches =
+            static_cast<std::uint32_t>(number_or("topology.group_switches", 0));
+        s.topology.endpoints_per_switch =
+            static_cast<std::uint32_t>(number_or("topology.endpoints_per_switch", 0));
+        s.topology.global_links = static_cast<std::uint32_t>(number_or("topology.global_links", 0));
+        s.topology.groups = static_cast<std::uint32_t>(number_or("topology.groups", 0));
+        const auto price = catalog.prices().switch_usd.find(s.topology.switch_preset);
+        s.cost.switch_usd = number_or(
+            "cost.switch_usd", price == catalog.prices().switch_usd.end() ? -1.0 : price->second);
+        s.cost.cable_usd = catalog.prices().cable_usd;
+        for (auto& [kind, usd] : s.cost.cable_usd) usd = number_or("cost.cables." + kind, usd);
 
         auto& n = s.network;
         n.link_rate_gbps =

@@ -28,11 +28,22 @@ struct Scenario {
         double oversubscription = 1.0;
         std::uint32_t endpoints = 0;  // 0 = the maximum the topology supports
         bool endpoints_set = false;
+        std::uint32_t planes = 0;  // 0 = the kind's default
+        std::uint32_t q = 0;       // Slim Fly; 0 = from the radix
+        std::uint32_t group_switches = 0, endpoints_per_switch = 0, global_links = 0, groups = 0;
     } topology;
 
     struct Cluster {
         std::string node = "h800";
+        std::uint32_t gpus_per_node = 8;
+        std::uint32_t nics_per_node = 8;
+        double nic_rate_gbps = 400;
     } cluster;
+
+    struct Cost {
+        double switch_usd = -1;  // < 0: no price known for the switch preset
+        std::map<std::string, double> cable_usd;
+    } cost;
 
     struct Network {
         double link_rate_gbps = 0;

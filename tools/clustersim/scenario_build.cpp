@@ -4,7 +4,6 @@
 
 #include <filesystem>
 
-#include "topologies/fat_tree_two_layer.hpp"
 #include "traffic/connection_matrix.hpp"
 #include "traffic/message_csv.hpp"
 #include "traffic/patterns.hpp"
@@ -35,26 +34,39 @@ TraceInput load_trace(const Scenario& s) {
 }
 
 Topology build_topology(const Scenario& s, std::uint32_t endpoints_if_unset) {
-    FabricParams f;
-    f.switch_radix = s.topology.switch_radix;
-    f.link_rate = DataRate::from_gbps(s.network.link_rate_gbps);
-    f.link_delay = Time::from_ns(s.network.link_delay_ns);
-    f.switch_latency = Time::from_ns(s.network.switch_latency_ns);
-    f.port_buffer_bytes = s.network.port_buffer_bytes;
-    const std::uint32_t endpoints =
-        s.topology.endpoints_set ? s.topology.endpoints : endpoints_if_unset;
+    TopologyRequest r;
+    r.kind = s.topology.kind;
+    r.fabric.switch_radix = s.topology.switch_radix;
+    r.fabric.link_rate = DataRate::from_gbps(s.network.link_rate_gbps);
+    r.fabric.link_delay = Time::from_ns(s.network.link_delay_ns);
+    r.fabric.switch_latency = Time::from_ns(s.network.switch_latency_ns);
+    r.fabric.port_buffer_bytes = s.network.port_buffer_bytes;
+    r.oversubscription = s.topology.oversubscription;
+    r.endpoints = s.topology.endpoints_set ? s.topology.endpoints : endpoints_if_unset;
+    r.planes = s.topology.planes;
+    r.nics_per_node = s.cluster.nics_per_node;
+    r.nic_rate_gbps = s.cluster.nic_rate_gbps;
+    r.slimfly_q = s.topology.q;
+    r.dragonfly_a = s.topology.group_switches;
+    r.dragonfly_p = s.topology.endpoints_per_switch;
+    r.dragonfly_h = s.topology.global_links;
+    r.dragonfly_g = s.topology.groups;
     try {
-        if (s.topology.kind == "ft2") {
-            FatTreeTwoLayerParams p;
-            p.fabric = f;
-            p.oversubscription = s.topology.oversubscription;
-            p.endpoints = endpoints;
-            return build_fat_tree_two_layer(p);
-        }
+        return clustersim::build_topology(r);
     } catch (const TopologyError& e) {
         throw s.error_at(e.key(), e.what());
     }
-    throw s.error_at("topology.kind", fmt::format("unsupported value '{}'", s.topology.kind));
+}
+
+CostBreakdown topology_cost(const Scenario& s, const Topology& t) {
+    PriceTable prices;
+    prices.cable_usd = s.cost.cable_usd;
+    if (s.cost.switch_usd >= 0) prices.switch_usd[s.topology.switch_preset] = s.cost.switch_usd;
+    try {
+        return fabric_cost(t.inventory, s.topology.switch_preset, prices);
+    } catch (const TopologyError& e) {
+        throw s.error_at(e.key(), e.what());
+    }
 }
 
 NetworkParams network_params(const Scenario& s) {

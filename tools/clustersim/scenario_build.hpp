@@ -5,6 +5,7 @@
 #include "models/network.hpp"
 #include "models/workload.hpp"
 #include "tools/clustersim/scenario.hpp"
+#include "topologies/cost_model.hpp"
 #include "topologies/topology.hpp"
 
 namespace clustersim {
@@ -17,6 +18,7 @@ struct TraceInput {
 /// Reads `workload.file` (.cm or .csv) once; empty when the workload is not a trace.
 TraceInput load_trace(const Scenario& s);
 Topology build_topology(const Scenario& s, std::uint32_t endpoints_if_unset = 0);
+CostBreakdown topology_cost(const Scenario& s, const Topology& t);
 NetworkParams network_params(const Scenario& s);
 Workload build_workload(const Scenario& s, std::uint32_t endpoints, TraceInput trace);
 

@@ -1,0 +1,288 @@
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "support.hpp"
+#include "topologies/fat_tree_three_layer.hpp"
+#include "topologies/galois_field.hpp"
+#include "topologies/slim_fly.hpp"
+
+using namespace clustersim;
+using namespace clustersim::test;
+using Json = nlohmann::json;
+
+namespace {
+
+TopologyRequest request(const std::string& kind, std::uint32_t radix, std::uint32_t endpoints = 0) {
+    TopologyRequest r;
+    r.kind = kind;
+    r.fabric.switch_radix = radix;
+    r.endpoints = endpoints;
+    return r;
+}
+
+// Switch-graph diameter by BFS from every switch (small graphs only).
+std::uint32_t switch_diameter(const PortGraph& g) {
+    const auto ch = g.channels();
+    std::uint32_t diameter = 0;
+    for (std::uint32_t s = 0; s < g.switch_count(); ++s) {
+        std::vector<std::uint32_t> dist(g.switch_count(), UINT32_MAX);
+        std::vector<std::uint32_t> queue{s};
+        dist[s] = 0;
+        for (std::size_t i = 0; i < queue.size(); ++i) {
+            const NodeRef n{NodeKind::Switch, queue[i]};
+            for (std::uint32_t c = g.first_channel(n); c < g.first_channel(n) + g.channels_of(n);
+                 ++c) {
+                if (ch[c].to.kind != NodeKind::Switch || dist[ch[c].to.index] != UINT32_MAX)
+                    continue;
+                dist[ch[c].to.index] = dist[queue[i]] + 1;
+                queue.push_back(ch[c].to.index);
+            }
+        }
+        for (auto d : dist) diameter = std::max(diameter, d);
+    }
+    return diameter;
+}
+
+std::uint32_t degree(const PortGraph& g, std::uint32_t sw, NodeKind to) {
+    std::uint32_t d = 0;
+    const NodeRef n{NodeKind::Switch, sw};
+    for (std::uint32_t c = g.first_channel(n); c < g.first_channel(n) + g.channels_of(n); ++c)
+        d += g.channels()[c].to.kind == to;
+    return d;
+}
+
+void check_all_pairs_reachable(const Topology& t, std::uint32_t max_switches) {
+    const ForwardingTables routes = shortest_path_routes(t.graph);
+    const std::uint32_t n = t.graph.endpoint_count();
+    for (std::uint32_t a = 0; a < n; ++a)
+        for (std::uint32_t b = 0; b < n; ++b) {
+            if (a == b) continue;
+            const PathStats ps = walk(t, routes, a, b);
+            REQUIRE(ps.switches >= 1);
+            REQUIRE(ps.switches <= max_switches);
+        }
+}
+
+}  // namespace
+
+TEST_CASE("ISCA'25 Table 3: counts exact and cost per endpoint within 5% for all five fabrics",
+          "[topology][cost][cli]") {
+    struct Row {
+        const char* file;
+        std::uint64_t endpoints, switches, links;
+        double cost_musd, per_endpoint_kusd;
+        bool constructible;
+    };
+    const std::vector<Row> table = {
+        {"ft2", 2048, 96, 2048, 9, 4.39, true},
+        {"mpft", 16384, 768, 16384, 72, 4.39, true},
+        {"ft3", 65536, 5120, 131072, 491, 7.5, true},
+        {"slimfly", 32928, 1568, 32928, 146, 4.4, false},
+        {"dragonfly", 261632, 16352, 384272, 1522, 5.8, true},
+    };
+    for (const Row& row : table) {
+        const auto r =
+            run_cli("topo " + source_path(std::string("scenarios/table3/") + row.file + ".yaml") +
+                    " --json");
+        INFO(row.file << ": " << r.err);
+        REQUIRE(r.exit_code == 0);
+        const Json j = Json::parse(r.out);
+        CHECK(j["endpoints"] == row.endpoints);
+        CHECK(j["switches"] == row.switches);
+        CHECK(j["links"] == row.links);
+        CHECK(j["constructible"] == row.constructible);
+        CHECK(j["cost_per_endpoint_usd"].get<double>() ==
+              Approx(row.per_endpoint_kusd * 1000).epsilon(0.05));
+        CHECK(j["cost_usd"].get<double>() == Approx(row.cost_musd * 1e6).epsilon(0.05));
+    }
+}
+
+TEST_CASE("FT3 counts follow the k-ary closed forms, and routes climb only as high as needed",
+          "[topology]") {
+    for (std::uint32_t k : {4u, 8u}) {
+        const Topology t = build_topology(request("ft3", k));
+        INFO("radix " << k);
+        CHECK(t.inventory.endpoints == k * k * k / 4);
+        CHECK(t.inventory.switches == 5 * k * k / 4);
+        CHECK(t.inventory.switch_links == k * k * k / 2);
+        CHECK(t.inventory.max_hops == 5);
+    }
+    const Topology t = build_topology(request("ft3", 4));
+    const ForwardingTables routes = shortest_path_routes(t.graph);
+    // Radix 4: 2 endpoints per leaf, 2 leaves per pod (4 endpoints per pod).
+    CHECK(walk(t, routes, 0, 1).switches == 1);
+    CHECK(walk(t, routes, 0, 2).switches == 3);
+    CHECK(walk(t, routes, 0, 2).paths == 2);  // k/2 aggregation switches
+    CHECK(walk(t, routes, 0, 15).switches == 5);
+    CHECK(walk(t, routes, 0, 15).paths == 4);  // (k/2)^2 cores
+    check_all_pairs_reachable(t, 5);
+    // A partial FT3 keeps the radix: 40 endpoints at radix 8 = 10 leaves in 3 pods.
+    const auto s = fat_tree_three_layer_shape(request("ft3", 8, 40));
+    CHECK(s.leaves == 10);
+    CHECK(s.pods == 3);
+    CHECK(s.aggs == 12);
+    CHECK(s.cores * s.core_parallel == 16);
+    check_all_pairs_reachable(build_topology(request("ft3", 8, 40)), 5);
+    CHECK_THROWS_AS(build_topology(request("ft3", 4, 17)), TopologyError);
+}
+
+TEST_CASE("MPFT is P independent FT2 planes with NIC i of every node on plane i", "[topology]") {
+    for (std::uint32_t planes : {2u, 4u}) {
+        TopologyRequest r = request("mpft", 8);
+        r.planes = planes;
+        const Topology t = build_topology(r);
+        CHECK(t.inventory.endpoints == planes * 32);
+        CHECK(t.inventory.switches == planes * 12);
+        CHECK(t.inventory.switch_links == planes * 32);
+        // Each plane is its own component: a NIC reaches exactly the NICs of its own plane.
+        const ForwardingTables routes = shortest_path_routes(t.graph);
+        for (std::uint32_t b = 1; b < t.graph.endpoint_count(); ++b)
+            CHECK((walk(t, routes, 0, b).switches > 0) == (b % planes == 0));
+    }
+    TopologyRequest r = request("mpft", 8, 36);
+    r.planes = 4;
+    const Topology t = build_topology(r);  // 9 nodes: 9 NICs per plane, 3 leaves of 4
+    CHECK(t.inventory.tiers[0].switches == 4 * 3);
+    r.endpoints = 130;
+    CHECK_THROWS_AS(build_topology(r), TopologyError);  // above 4 x 32
+}
+
+TEST_CASE("MRFT puts NIC i of every node on rail-i leaves under shared spines", "[topology]") {
+    TopologyRequest r = request("mrft", 16, 64);
+    r.planes = 4;  // 4 rails, 16 nodes; 8 down-ports per leaf -> 2 leaves per rail
+    const Topology t = build_topology(r);
+    CHECK(t.inventory.tiers[0].switches == 8);
+    const auto ch = t.graph.channels();
+    for (std::uint32_t e = 0; e < 64; ++e) {
+        const std::uint32_t leaf = ch[t.graph.first_channel({NodeKind::Endpoint, e})].to.index;
+        CHECK(leaf / 2 == e % 4);  // rail = leaf / leaves-per-rail
+    }
+    check_all_pairs_reachable(t, 3);
+    const ForwardingTables routes = shortest_path_routes(t.graph);
+    CHECK(walk(t, routes, 0, 4).switches == 1);  // same rail, nearby node: one leaf
+    CHECK(walk(t, routes, 0, 1).switches == 3);  // another rail: through a spine
+}
+
+TEST_CASE("dual-plane and shuffle pods: one hop, every NIC on every plane, pod limits",
+          "[topology]") {
+    TopologyRequest d = request("dual-plane", 256);
+    d.fabric.link_rate = DataRate::from_gbps(200);
+    Topology t = build_topology(d);
+    CHECK(t.inventory.endpoints == 256);
+    CHECK(t.inventory.switches == 2);
+    CHECK(t.inventory.switch_links == 0);
+    CHECK(t.inventory.endpoint_links == 512);
+    CHECK(t.inventory.max_hops == 1);
+    for (std::uint32_t s = 0; s < 2; ++s) CHECK(degree(t.graph, s, NodeKind::Endpoint) == 256);
+    d.endpoints = 257;
+    CHECK_THROWS_AS(build_topology(d), TopologyError);
+
+    TopologyRequest s = request("shuffle", 512);
+    s.fabric.link_rate = DataRate::from_gbps(100);
+    t = build_topology(s);
+    CHECK(t.inventory.endpoints == 512);
+    CHECK(t.inventory.switches == 4);
+    CHECK(t.graph.channels_of({NodeKind::Endpoint, 7}) == 4);
+    s.fabric.switch_radix = 1024;
+    s.nic_rate_gbps = 800;
+    t = build_topology(s);
+    CHECK(t.inventory.switches == 8);
+    CHECK(t.inventory.endpoints == 1024);
+    s.endpoints = 1025;
+    CHECK_THROWS_AS(build_topology(s), TopologyError);
+}
+
+TEST_CASE("GF(q) arithmetic is a field for prime and prime-power orders", "[topology]") {
+    for (std::uint32_t q : {5u, 7u, 8u, 9u, 27u}) {
+        const auto f = GaloisField::make(q);
+        REQUIRE(f);
+        std::set<std::uint32_t> powers;
+        for (std::uint32_t k = 0; k < q - 1; ++k) powers.insert(f->power_of_primitive(k));
+        CHECK(powers.size() == q - 1);  // the primitive element generates every non-zero element
+        for (std::uint32_t a = 0; a < q; ++a) {
+            CHECK(f->add(a, f->neg(a)) == 0);
+            for (std::uint32_t b = 1; b < q; ++b) CHECK(f->mul(a, b) == f->mul(b, a));
+        }
+    }
+    CHECK_FALSE(GaloisField::make(6));
+    CHECK_FALSE(GaloisField::make(28));
+}
+
+TEST_CASE("Slim Fly MMS graphs: 2q^2 switches, degree (3q - delta)/2, diameter 2", "[topology]") {
+    for (std::uint32_t q : {4u, 5u, 7u, 9u}) {
+        TopologyRequest r = request("slimfly", 64);
+        r.slimfly_q = q;
+        const Topology t = build_topology(r);
+        const SlimFlyShape s = slim_fly_shape(q);
+        INFO("q = " << q);
+        REQUIRE(t.inventory.constructible);
+        CHECK(t.graph.switch_count() == 2 * q * q);
+        for (std::uint32_t sw = 0; sw < t.graph.switch_count(); ++sw)
+            CHECK(degree(t.graph, sw, NodeKind::Switch) == s.network_degree);
+        CHECK(switch_diameter(t.graph) == 2);
+    }
+    TopologyRequest r = request("slimfly", 64);
+    r.slimfly_q = 5;
+    r.endpoints = 60;
+    check_all_pairs_reachable(build_topology(r), 3);
+    // The nearest buildable size to the paper's q = 28, with 64-port switches.
+    r.slimfly_q = 27;
+    r.endpoints = 0;
+    const Topology t27 = build_topology(r);
+    CHECK(t27.inventory.constructible);
+    CHECK(t27.graph.switch_count() == 1458);
+    CHECK(t27.inventory.switch_links == 29889);
+    CHECK(t27.inventory.endpoints == 1458 * 21);
+    r.slimfly_q = 28;
+    const Topology t28 = build_topology(r);
+    CHECK_FALSE(t28.inventory.constructible);
+    CHECK(t28.graph.switch_count() == 0);
+    CHECK(t28.inventory.note.find("27") != std::string::npos);
+}
+
+TEST_CASE(
+    "Dragonfly: groups all-to-all inside, one global link per group pair, at most 3 switch hops",
+    "[topology]") {
+    TopologyRequest r = request("dragonfly", 8);
+    r.dragonfly_a = 4;
+    r.dragonfly_p = 2;
+    r.dragonfly_h = 2;
+    for (std::uint32_t g : {9u, 5u}) {  // 9 = a h + 1 (full), 5 leaves spare global ports
+        r.dragonfly_g = g;
+        const Topology t = build_topology(r);
+        INFO("g = " << g);
+        CHECK(t.inventory.switches == 4 * g);
+        CHECK(t.inventory.endpoints == 8 * g);
+        const std::uint64_t local = g * 6;
+        CHECK(t.inventory.switch_links >= local + g * (g - 1) / 2);
+        CHECK(t.inventory.switch_links <= local + 4 * 2 * g / 2);
+        CHECK(switch_diameter(t.graph) <= 3);
+        for (std::uint32_t sw = 0; sw < t.graph.switch_count(); ++sw)
+            CHECK(degree(t.graph, sw, NodeKind::Switch) <= 3 + 2);
+        check_all_pairs_reachable(t, 4);
+    }
+    r.dragonfly_g = 10;
+    CHECK_THROWS_AS(build_topology(r), TopologyError);
+    r.dragonfly_g = 0;
+    r.dragonfly_a = 6;  // 2 + 5 + 2 > 8 ports
+    CHECK_THROWS_AS(build_topology(r), TopologyError);
+}
+
+TEST_CASE("the largest configurations build in seconds with forwarding state per edge switch",
+          "[topology][scale]") {
+    const auto t0 = std::chrono::steady_clock::now();
+    TopologyRequest r = request("mpft", 64);
+    r.planes = 8;
+    const Topology mpft = build_topology(r);
+    const ForwardingTables routes = shortest_path_routes(mpft.graph);
+    CHECK(mpft.inventory.endpoints == 16384);
+    CHECK(routes.edge_count() == 8 * 64);
+    CHECK(routes.memory_bytes() < 16u << 20);
+    const Topology ft3 = build_topology(request("ft3", 64));
+    CHECK(ft3.graph.endpoint_count() == 65536);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    CHECK(seconds < 60);  // generous: a sanitizer build is much slower; see docs/performance.md
+}

@@ -1,0 +1,96 @@
+#include "topologies/dragonfly.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace clustersim {
+
+Topology build_dragonfly(const TopologyRequest& r) {
+    const std::uint32_t k = r.fabric.switch_radix;
+    const std::uint32_t h = r.dragonfly_h != 0 ? r.dragonfly_h : (k + 1) / 4;
+    const std::uint32_t a = r.dragonfly_a != 0 ? r.dragonfly_a : 2 * h;
+    const std::uint32_t p = r.dragonfly_p != 0 ? r.dragonfly_p : h;
+    if (h == 0 || a == 0 || p == 0)
+        throw TopologyError(
+            "topology.switch_radix",
+            fmt::format("radix {} is too small for a dragonfly (expected at least 3)", k));
+    if (p + (a - 1) + h > k)
+        throw TopologyError(
+            "topology.group_switches",
+            fmt::format("a = {}, p = {}, h = {} need {} ports per switch, more than radix {} "
+                        "(expected p + a - 1 + h <= {})",
+                        a, p, h, p + a - 1 + h, k, k));
+    const std::uint32_t max_groups = a * h + 1;
+    std::uint32_t g = r.dragonfly_g;
+    if (g == 0) g = r.endpoints != 0 ? (r.endpoints + a * p - 1) / (a * p) : max_groups;
+    if (g > max_groups)
+        throw TopologyError(
+            r.dragonfly_g != 0 ? "topology.groups" : "topology.endpoints",
+            fmt::format("{} groups exceed the dragonfly limit of a h + 1 = {} (expected at most {} "
+                        "groups, {} endpoints)",
+                        g, max_groups, max_groups, max_groups * a * p));
+    const std::uint32_t max_endpoints = g * a * p;
+    const std::uint32_t endpoints = r.endpoints == 0 ? max_endpoints : r.endpoints;
+    if (endpoints > max_endpoints)
+        throw TopologyError("topology.endpoints",
+                            fmt::format("{} endpoints exceed {} groups x {} switches x {} "
+                                        "(expected at most {})",
+                                        endpoints, g, a, p, max_endpoints));
+    Topology t;
+    t.kind = "dragonfly";
+    PortGraph& g_ = t.graph;
+    const FabricParams& f = r.fabric;
+    const std::uint32_t switches = a * g;
+    g_.set_endpoint_count(endpoints);
+    for (std::uint32_t i = 0; i < switches; ++i)
+        g_.add_switch(SwitchInfo{0, k, f.switch_latency, f.port_buffer_bytes});
+    auto cable = [&](std::uint32_t u, std::uint32_t v) {
+        g_.add_cable({NodeKind::Switch, u}, {NodeKind::Switch, v}, f.link_rate, f.link_delay);
+    };
+    std::uint64_t local = 0, global = 0, crossing = 0;
+    for (std::uint32_t grp = 0; grp < g; ++grp)
+        for (std::uint32_t i = 0; i < a; ++i)
+            for (std::uint32_t j = i + 1; j < a; ++j, ++local) cable(grp * a + i, grp * a + j);
+    // Global ports of a group are used in order; port t belongs to switch t / h.
+    std::vector<std::uint32_t> next_port(g, 0);
+    auto link_groups = [&](std::uint32_t x, std::uint32_t y) {
+        const std::uint32_t px = next_port[x]++, py = next_port[y]++;
+        cable(x * a + px / h, y * a + py / h);
+        ++global;
+        if ((x < g / 2) != (y < g / 2)) ++crossing;
+    };
+    for (std::uint32_t x = 0; x < g; ++x)
+        for (std::uint32_t y = x + 1; y < g; ++y) link_groups(x, y);
+    // Spare ports: rings of extra links, two ports per group each.
+    for (std::uint32_t offset = 1; g > 2 && a * h - next_port[0] >= 2 && offset <= g / 2;
+         ++offset) {
+        if (2 * offset == g) break;
+        for (std::uint32_t x = 0; x < g; ++x) link_groups(x, (x + offset) % g);
+    }
+    for (std::uint32_t e = 0; e < endpoints; ++e)
+        g_.add_cable({NodeKind::Endpoint, e}, {NodeKind::Switch, e / p}, f.link_rate, f.link_delay);
+    g_.finalize();
+
+    Inventory& inv = t.inventory;
+    inv.endpoints = endpoints;
+    inv.switches = switches;
+    inv.tiers = {{"router", switches}};
+    inv.endpoint_links = endpoints;
+    inv.switch_links = local + global;
+    inv.max_hops = g > 1 ? 4 : (a > 1 ? 2 : 1);  // local, global, local hops: four switches
+    inv.max_endpoints = max_endpoints;
+    // A bound: the global links between the two halves of the groups (one particular cut).
+    inv.bisection_gbps = std::min(std::floor(endpoints / 2.0),
+                                  g > 1 ? static_cast<double>(crossing) : endpoints / 2.0) *
+                         f.link_rate.gbps();
+    inv.bisection_exact = false;
+    inv.cables = {{"endpoint-aoc", inv.endpoint_links}, {"switch-optics", inv.switch_links}};
+    inv.transceivers = 2 * inv.switch_links;
+    inv.note = fmt::format("a = {}, p = {}, h = {}, g = {}: {} local and {} global links", a, p, h,
+                           g, local, global);
+    return t;
+}
+
+}  // namespace clustersim

@@ -1,0 +1,62 @@
+#include "topologies/multi_plane_fat_tree.hpp"
+
+#include <fmt/format.h>
+
+#include "topologies/fat_tree_two_layer.hpp"
+
+namespace clustersim {
+
+Topology build_multi_plane_fat_tree(const TopologyRequest& r) {
+    const std::uint32_t planes = r.planes == 0 ? r.nics_per_node : r.planes;
+    if (planes == 0) throw TopologyError("topology.planes", "an MPFT needs at least one plane");
+    FatTreeTwoLayerParams plane_params;
+    plane_params.fabric = r.fabric;
+    plane_params.oversubscription = r.oversubscription;
+    const FatTreeTwoLayerShape full = fat_tree_two_layer_shape(plane_params);
+    const std::uint32_t max_endpoints = full.max_endpoints * planes;
+    const std::uint32_t endpoints = r.endpoints == 0 ? max_endpoints : r.endpoints;
+    if (endpoints > max_endpoints)
+        throw TopologyError(
+            "topology.endpoints",
+            fmt::format("{} endpoints exceed the MPFT limit of {} ({} planes x {} per two-layer "
+                        "plane at radix {}; expected at most {})",
+                        endpoints, max_endpoints, planes, full.max_endpoints, r.fabric.switch_radix,
+                        max_endpoints));
+    if (endpoints % planes != 0)
+        throw TopologyError(
+            "topology.endpoints",
+            fmt::format("{} endpoints do not fill whole nodes of {} NICs, one per plane "
+                        "(expected a multiple of {})",
+                        endpoints, planes, planes));
+    plane_params.endpoints = endpoints / planes;
+    const FatTreeTwoLayerShape s = fat_tree_two_layer_shape(plane_params);
+
+    Topology t;
+    t.kind = "mpft";
+    t.planes = planes;
+    t.graph.set_endpoint_count(endpoints);
+    for (std::uint32_t p = 0; p < planes; ++p)
+        add_fat_tree_two_layer(t.graph, s, r.fabric, [&](std::uint32_t leaf, std::uint32_t port) {
+            const std::uint32_t position = leaf * s.down + port;  // node index within the plane
+            return position < s.endpoints ? position * planes + p : kNone;
+        });
+    t.graph.finalize();
+
+    Inventory& inv = t.inventory;
+    inv.endpoints = endpoints;
+    inv.switches = planes * (s.leaves + s.spines);
+    inv.tiers = {{"leaf", planes * s.leaves}, {"spine", planes * s.spines}};
+    inv.endpoint_links = endpoints;
+    inv.switch_links = planes * s.switch_links();
+    inv.max_hops = s.leaves > 1 ? 3 : 1;
+    inv.max_endpoints = max_endpoints;
+    const auto [exact, plane_bisection] =
+        fat_tree_two_layer_bisection(s, r.fabric.link_rate.gbps());
+    inv.bisection_gbps = planes * plane_bisection;
+    inv.bisection_exact = exact;
+    inv.cables = {{"endpoint-aoc", inv.endpoint_links}, {"switch-optics", inv.switch_links}};
+    inv.transceivers = 2 * inv.switch_links;
+    return t;
+}
+
+}  // namespace clustersim
