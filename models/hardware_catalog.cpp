@@ -34,6 +34,8 @@ const HardwareCatalog& HardwareCatalog::builtin() {
             p.header_bytes = n["header_bytes"].as<std::uint32_t>();
             p.mtu_bytes = n["mtu_bytes"].as<std::uint32_t>();
             p.link_delay_ns = n["link_delay_ns"].as<double>();
+            p.nic_latency_ns = n["nic_latency_ns"].as<double>();
+            p.message_overhead_ns = n["message_overhead_ns"].as<double>();
             c.link_layers_[p.name] = p;
         }
         for (const auto& kv : load("switches.yaml")) {
@@ -70,6 +72,11 @@ const HardwareCatalog& HardwareCatalog::builtin() {
             p.nic = n["nic"].as<std::string>();
             p.pcie_generation = n["pcie_generation"].as<std::uint32_t>();
             p.pcie_lanes = n["pcie_lanes"].as<std::uint32_t>();
+            p.nvlink_latency_ns = n["nvlink_latency_ns"].as<double>();
+            p.nvswitch_latency_ns = n["nvswitch_latency_ns"].as<double>();
+            p.pcie_latency_ns = n["pcie_latency_ns"].as<double>();
+            p.pcie_efficiency = n["pcie_efficiency"].as<double>();
+            p.nvlink_message_overhead_ns = n["nvlink_message_overhead_ns"].as<double>();
             if (!c.nics_.count(p.nic))
                 throw std::logic_error("node preset " + p.name + " names unknown NIC");
             c.nodes_[p.name] = p;

@@ -12,6 +12,8 @@ struct LinkLayerPreset {
     std::uint32_t header_bytes = 0;
     std::uint32_t mtu_bytes = 0;
     double link_delay_ns = 0;
+    double nic_latency_ns = 0;
+    double message_overhead_ns = 0;
 };
 
 struct SwitchPreset {
@@ -38,6 +40,11 @@ struct NodePreset {
     std::string nic;
     std::uint32_t pcie_generation = 0;
     std::uint32_t pcie_lanes = 0;
+    double nvlink_latency_ns = 0;
+    double nvswitch_latency_ns = 0;
+    double pcie_latency_ns = 0;
+    double pcie_efficiency = 1;
+    double nvlink_message_overhead_ns = 0;
 };
 
 struct PriceTable {

@@ -8,8 +8,13 @@
 namespace clustersim {
 
 Network::Network(Simulator& sim, const PortGraph& graph, const ForwardingTables& routes,
-                 const Workload& workload, const NetworkParams& params)
-    : sim_(sim), graph_(graph), routes_(routes), workload_(workload), params_(params) {
+                 const Workload& workload, const NetworkParams& params, const NodeLayout* layout)
+    : sim_(sim),
+      graph_(graph),
+      routes_(routes),
+      workload_(workload),
+      params_(params),
+      layout_(layout) {
     if (params_.mtu_bytes == 0) throw std::invalid_argument("mtu_bytes must be positive");
     const auto channels = graph.channels();
     links_.resize(channels.size());
@@ -40,21 +45,17 @@ Network::Network(Simulator& sim, const PortGraph& graph, const ForwardingTables&
 
     const std::uint32_t endpoints = graph.endpoint_count();
     nics_.resize(endpoints);
-    endpoint_switch_.assign(endpoints, kNone);
-    endpoint_edge_.assign(endpoints, kNone);
-    endpoint_down_channel_.assign(endpoints, kNone);
     for (std::uint32_t e = 0; e < endpoints; ++e) {
         const NodeRef node{NodeKind::Endpoint, e};
         if (graph.channels_of(node) == 0) continue;  // unattached endpoint: never a source
-        const std::uint32_t up = graph.first_channel(node);
-        nics_[e].channel = up;
-        const Channel& ch = channels[up];
-        if (ch.to.kind != NodeKind::Switch)
+        if (graph.channels_of(node) > 1)
+            throw std::invalid_argument(
+                "an endpoint with several ports needs the node model (a NIC switch)");
+        nics_[e].channel = graph.first_channel(node);
+        if (channels[nics_[e].channel].to.kind != NodeKind::Switch)
             throw std::invalid_argument("an endpoint must attach to a switch");
-        endpoint_switch_[e] = ch.to.index;
-        endpoint_edge_[e] = routes.edge_index(ch.to.index);
-        endpoint_down_channel_[e] = ch.reverse;
     }
+    index_switches();
     switch_salt_.resize(graph.switch_count());
     RandomStream salts(params_.seed, "ecmp-salt");
     for (auto& s : switch_salt_) s = salts();
@@ -97,6 +98,9 @@ void Network::handle(const Event& e) {
             break;
         case kMessageDone:
             finish_message(e.target);
+            break;
+        case kMessageEligible:
+            make_eligible(e.target);
             break;
         case kSendDone:
             activate(workload_.messages[e.target].send_done_trigger);
@@ -217,12 +221,126 @@ void Network::on_link_arrival(std::uint32_t ch) {
         endpoint_receive(f.packet);
 }
 
-std::uint32_t Network::route(std::uint32_t sw, const Packet& p) const {
-    if (endpoint_switch_[p.dst] == sw) return endpoint_down_channel_[p.dst];
-    const auto c = routes_.candidates(sw, endpoint_edge_[p.dst]);
-    if (c.size() == 1) return c[0];
-    const auto h = static_cast<std::uint32_t>(mix64(p.entropy ^ switch_salt_[sw]));
-    return c[(static_cast<std::uint64_t>(h) * c.size()) >> 32];
+std::uint32_t Network::fabric_route(std::uint32_t sw, const Packet& p) const {
+    const std::uint32_t component = component_[sw];
+    for (std::uint32_t i = attach_first_[p.dst]; i < attach_first_[p.dst + 1]; ++i) {
+        const Attachment& a = attachments_[i];
+        if (a.component != component) continue;
+        if (a.fabric_switch == sw) return a.down_channel;
+        const auto c = routes_.candidates(sw, a.edge);
+        if (c.empty()) break;
+        if (c.size() == 1) return c[0];
+        const auto h = static_cast<std::uint32_t>(mix64(p.entropy ^ switch_salt_[sw]));
+        return c[(static_cast<std::uint64_t>(h) * c.size()) >> 32];
+    }
+    throw std::logic_error("no route: the destination is not reachable in this plane");
+}
+
+std::uint32_t Network::route(std::uint32_t sw, const Packet& p) {
+    if (!layout_) return fabric_route(sw, p);
+    const NodeLayout& l = *layout_;
+    const std::uint32_t b = p.dst;
+    switch (l.role[sw]) {
+        case SwitchRole::Fabric:
+            return fabric_route(sw, p);
+        case SwitchRole::GpuHub: {
+            const std::uint32_t first =
+                graph_.first_channel({NodeKind::Switch, sw});  // gpu, scale-up, nic
+            if (l.hub[b] == sw) return first;
+            if (l.node_of_gpu(b) == l.node_of[sw]) return first + 1;
+            const std::uint32_t here = hub_gpu_[sw];
+            if (l.pxn && l.plane_of_gpu(b) != l.plane_of_gpu(here)) return first + 1;
+            return first + 2;
+        }
+        case SwitchRole::ScaleUp: {
+            const std::uint32_t first =
+                graph_.first_channel({NodeKind::Switch, sw});  // one per local GPU
+            if (l.node_of_gpu(b) == l.node_of[sw]) return first + b % l.gpus_per_node;
+            return first + l.gpu_for_plane(l.plane_of_gpu(b));
+        }
+        case SwitchRole::Nic: {
+            const NicPorts& n = nic_ports_[sw];
+            if (l.node_of_gpu(b) == l.node_of[sw])
+                return n.first_hub + (b % l.gpus_per_node - n.first_gpu);
+            if (n.network_count == 1) return n.first_network;
+            // Several network ports (dual-plane, shuffle): spray packets across them in turn.
+            std::uint32_t& next = nic_spray_[sw];
+            const std::uint32_t out = n.first_network + next;
+            next = next + 1 == n.network_count ? 0 : next + 1;
+            return out;
+        }
+    }
+    return kNone;
+}
+
+void Network::index_switches() {
+    const auto channels = graph_.channels();
+    const std::uint32_t switches = graph_.switch_count();
+    const std::uint32_t fabric = layout_ ? layout_->fabric_switches : switches;
+    // Planes: connected components of the fabric's switch-to-switch links.
+    component_.assign(switches, kNone);
+    std::uint32_t components = 0;
+    for (std::uint32_t s = 0; s < fabric; ++s) {
+        if (component_[s] != kNone) continue;
+        std::vector<std::uint32_t> stack{s};
+        component_[s] = components;
+        while (!stack.empty()) {
+            const std::uint32_t u = stack.back();
+            stack.pop_back();
+            const NodeRef n{NodeKind::Switch, u};
+            for (std::uint32_t c = graph_.first_channel(n);
+                 c < graph_.first_channel(n) + graph_.channels_of(n); ++c) {
+                const NodeRef to = channels[c].to;
+                if (to.kind == NodeKind::Switch && to.index < fabric &&
+                    component_[to.index] == kNone) {
+                    component_[to.index] = components;
+                    stack.push_back(to.index);
+                }
+            }
+        }
+        ++components;
+    }
+    // Where each destination endpoint meets the fabric: its own channels (bare NICs), or the
+    // network ports of its NIC switch (node model).
+    const std::uint32_t endpoints = graph_.endpoint_count();
+    attach_first_.assign(endpoints + 1, 0);
+    attachments_.clear();
+    auto add_attachments_of = [&](NodeRef owner) {
+        for (std::uint32_t c = graph_.first_channel(owner);
+             c < graph_.first_channel(owner) + graph_.channels_of(owner); ++c) {
+            const NodeRef to = channels[c].to;
+            if (to.kind != NodeKind::Switch || to.index >= fabric) continue;
+            attachments_.push_back(Attachment{to.index, channels[c].reverse, component_[to.index],
+                                              routes_.edge_index(to.index)});
+        }
+    };
+    for (std::uint32_t e = 0; e < endpoints; ++e) {
+        attach_first_[e] = static_cast<std::uint32_t>(attachments_.size());
+        add_attachments_of(layout_ ? NodeRef{NodeKind::Switch, layout_->nic[e]}
+                                   : NodeRef{NodeKind::Endpoint, e});
+    }
+    attach_first_[endpoints] = static_cast<std::uint32_t>(attachments_.size());
+    if (!layout_) return;
+    const NodeLayout& l = *layout_;
+    hub_gpu_.assign(switches, kNone);
+    for (std::uint32_t gpu = 0; gpu < endpoints; ++gpu) hub_gpu_[l.hub[gpu]] = gpu;
+    nic_ports_.assign(switches, NicPorts{});
+    nic_spray_.assign(switches, 0);
+    for (std::uint32_t s = fabric; s < switches; ++s) {
+        if (l.role[s] != SwitchRole::Nic) continue;
+        NicPorts& n = nic_ports_[s];
+        const NodeRef me{NodeKind::Switch, s};
+        n.first_network = graph_.first_channel(me);
+        for (std::uint32_t c = n.first_network; c < n.first_network + graph_.channels_of(me); ++c) {
+            const NodeRef to = channels[c].to;
+            if (to.index < fabric) {
+                ++n.network_count;
+            } else if (n.first_hub == kNone) {
+                n.first_hub = c;
+                n.first_gpu = hub_gpu_[to.index] % l.gpus_per_node;
+            }
+        }
+    }
 }
 
 void Network::switch_receive(std::uint32_t sw, std::uint32_t id) {
@@ -273,7 +391,20 @@ void Network::start_message(std::uint32_t m) {
         finish_message(m);
         return;
     }
-    Nic& nic = nics_[spec.src];
+    if (layout_) {
+        const Time overhead = layout_->node_of_gpu(spec.src) == layout_->node_of_gpu(spec.dst)
+                                  ? layout_->scale_up_message_overhead
+                                  : layout_->rdma_message_overhead;
+        if (overhead > Time::zero()) {
+            sim_.schedule(sim_.now() + overhead, m, kMessageEligible);
+            return;
+        }
+    }
+    make_eligible(m);
+}
+
+void Network::make_eligible(std::uint32_t m) {
+    Nic& nic = nics_[workload_.messages[m].src];
     if (nic.channel == kNone) throw std::logic_error("message from an unattached endpoint");
     nic.active.push_back(m);
     if (ports_[nic.channel].wake_at == Time::never()) service_port(nic.channel);

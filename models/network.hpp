@@ -9,6 +9,7 @@
 #include "models/egress_port.hpp"
 #include "models/forwarding_tables.hpp"
 #include "models/link.hpp"
+#include "models/node_layout.hpp"
 #include "models/packet_pool.hpp"
 #include "models/port_graph.hpp"
 #include "models/workload.hpp"
@@ -53,11 +54,15 @@ class Network {
         kLinkArrival,
         kMessageStart,
         kMessageDone,
-        kSendDone
+        kSendDone,
+        kMessageEligible
     };
 
+    /// `layout` (may be null: bare NICs) says how GPUs, hubs, scale-up switches and NICs sit in
+    /// nodes; `routes` covers the fabric switches, which come first in `graph`.
     Network(Simulator& sim, const PortGraph& graph, const ForwardingTables& routes,
-            const Workload& workload, const NetworkParams& params);
+            const Workload& workload, const NetworkParams& params,
+            const NodeLayout* layout = nullptr);
 
     /// Schedules every message that has a start time.
     void start();
@@ -92,7 +97,10 @@ class Network {
     void on_link_arrival(std::uint32_t ch);
     void switch_receive(std::uint32_t sw, std::uint32_t pkt);
     void endpoint_receive(std::uint32_t pkt);
-    std::uint32_t route(std::uint32_t sw, const Packet& p) const;
+    std::uint32_t route(std::uint32_t sw, const Packet& p);
+    std::uint32_t fabric_route(std::uint32_t sw, const Packet& p) const;
+    void index_switches();
+    void make_eligible(std::uint32_t m);
     std::uint32_t nic_next_wire_bytes(const Nic& nic) const;
     std::uint32_t nic_make_packet(Nic& nic, Time tx_end);
     void start_message(std::uint32_t m);
@@ -111,9 +119,23 @@ class Network {
     std::vector<EgressPort> ports_;  // indexed by channel
     std::vector<Nic> nics_;          // indexed by endpoint
     std::vector<std::uint64_t> switch_salt_;
-    std::vector<std::uint32_t> endpoint_switch_;
-    std::vector<std::uint32_t> endpoint_edge_;
-    std::vector<std::uint32_t> endpoint_down_channel_;
+    struct Attachment {
+        std::uint32_t fabric_switch = kNone;  // the fabric switch a destination's NIC port is on
+        std::uint32_t down_channel = kNone;   // that switch's channel to the port
+        std::uint32_t component = kNone;      // the plane (connected fabric) it belongs to
+        std::uint32_t edge = kNone;           // its index in the forwarding tables
+    };
+    struct NicPorts {
+        std::uint32_t first_network = kNone, network_count = 0;
+        std::uint32_t first_hub = kNone, first_gpu = 0;  // channels to the GPUs it serves
+    };
+    const NodeLayout* layout_ = nullptr;
+    std::vector<std::uint32_t> component_;  // per switch
+    std::vector<Attachment> attachments_;   // per destination endpoint, in attach_first_ ranges
+    std::vector<std::uint32_t> attach_first_;
+    std::vector<std::uint32_t> hub_gpu_;    // per switch: the GPU of a hub
+    std::vector<NicPorts> nic_ports_;       // per switch (NIC switches only)
+    std::vector<std::uint32_t> nic_spray_;  // per NIC switch: next network port
     std::vector<MessageState> state_;
     std::vector<TriggerState> triggers_;
     std::vector<std::uint32_t> entropy_;  // per message

@@ -37,6 +37,13 @@ struct SwitchInfo {
 
 class PortGraph {
   public:
+    /// One physical cable, as added; finalize() derives the two channels from it.
+    struct Cable {
+        NodeRef a, b;
+        DataRate rate;
+        Time propagation;
+    };
+
     std::uint32_t add_switch(const SwitchInfo& info) {
         switches_.push_back(info);
         return static_cast<std::uint32_t>(switches_.size() - 1);
@@ -55,17 +62,13 @@ class PortGraph {
     std::span<const Channel> channels() const { return channels_; }
     std::uint32_t channel_count() const { return static_cast<std::uint32_t>(channels_.size()); }
     std::size_t cable_count() const { return cables_.size(); }
+    std::span<const Cable> cables() const { return cables_; }
 
     /// Channels leaving a node, as a range of channel indices.
     std::uint32_t first_channel(NodeRef n) const { return offsets_[slot(n)]; }
     std::uint32_t channels_of(NodeRef n) const { return offsets_[slot(n) + 1] - offsets_[slot(n)]; }
 
   private:
-    struct Cable {
-        NodeRef a, b;
-        DataRate rate;
-        Time propagation;
-    };
     std::size_t slot(NodeRef n) const {
         return n.kind == NodeKind::Switch ? n.index : switches_.size() + n.index;
     }

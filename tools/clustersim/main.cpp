@@ -78,15 +78,18 @@ int cmd_check(const CommonOptions& o, bool schema) {
     }
     const cs::Scenario s = load(o);
     cs::TraceInput trace = cs::load_trace(s);
-    const std::uint32_t trace_nodes = trace.nodes;
-    const cs::Topology t = cs::build_topology(s, trace_nodes);
     if (!s.workload.kind.empty()) {
-        const cs::Workload w = cs::build_workload(s, t.graph.endpoint_count(), std::move(trace));
-        fmt::print("{}: ok ({} on {} endpoints, {} messages, {} bytes)\n", o.scenario, t.kind,
-                   t.graph.endpoint_count(), w.messages.size(), w.total_bytes());
+        const cs::SimulatedFabric f = cs::build_simulated_fabric(s, trace.nodes);
+        const cs::Workload w = cs::build_workload(s, f.endpoints(), std::move(trace));
+        if (const std::string err = w.validate(f.endpoints()); !err.empty())
+            throw s.error_at("workload.kind", err);
+        fmt::print("{}: ok ({} of {} NICs, {} endpoints simulated, {} messages, {} bytes)\n",
+                   o.scenario, f.fabric.kind, f.fabric.graph.endpoint_count(), f.endpoints(),
+                   w.messages.size(), w.total_bytes());
     } else {
-        fmt::print("{}: ok ({} on {} endpoints, no workload)\n", o.scenario, t.kind,
-                   t.graph.endpoint_count());
+        const cs::Topology t = cs::build_topology(s, trace.nodes);
+        fmt::print("{}: ok ({} of {} NICs, no workload)\n", o.scenario, t.kind,
+                   t.inventory.endpoints);
     }
     return kExitOk;
 }
@@ -95,10 +98,10 @@ int cmd_run(const CommonOptions& o, std::optional<std::uint64_t> seed, const std
             bool quiet) {
     const cs::Scenario s = load(o, seed);
     cs::TraceInput trace = cs::load_trace(s);
-    const std::uint32_t trace_nodes = trace.nodes;
-    const cs::Topology topo = cs::build_topology(s, trace_nodes);
-    const cs::Workload w = cs::build_workload(s, topo.graph.endpoint_count(), std::move(trace));
-    if (const std::string err = w.validate(topo.graph.endpoint_count()); !err.empty())
+    const cs::SimulatedFabric fabric = cs::build_simulated_fabric(s, trace.nodes);
+    const std::uint32_t endpoints = fabric.endpoints();
+    const cs::Workload w = cs::build_workload(s, endpoints, std::move(trace));
+    if (const std::string err = w.validate(endpoints); !err.empty())
         throw s.error_at("workload.kind", err);
     if (!out_dir.empty()) {
         std::error_code ec;
@@ -107,12 +110,12 @@ int cmd_run(const CommonOptions& o, std::optional<std::uint64_t> seed, const std
             throw cs::InputError(
                 out_dir, "cannot create the output folder (expected a writable path for --out)");
     }
-    const cs::ForwardingTables routes = cs::shortest_path_routes(topo.graph);
     cs::SimulationOptions so;
     if (s.sim.max_time_us > 0) so.max_time = cs::Time::from_us(s.sim.max_time_us);
     so.progress = !quiet && !o.json;
-    const cs::SimulationResult r = cs::simulate(topo, routes, w, cs::network_params(s), so);
-    const cs::Json j = cs::run_results_json(s, topo, w, r);
+    const cs::SimulationResult r = cs::simulate(fabric.simulated(), fabric.routes, w,
+                                                cs::network_params(s), so, fabric.node_layout());
+    const cs::Json j = cs::run_results_json(s, fabric.fabric, endpoints, w, r);
     if (!out_dir.empty()) {
         const std::filesystem::path dir(out_dir);
         cs::write_file_atomically((dir / "messages.csv").string(), cs::messages_csv(w, r));

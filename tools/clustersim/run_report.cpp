@@ -84,8 +84,8 @@ Json inventory_json(const Scenario& s, const Topology& t, const CostBreakdown& c
     return j;
 }
 
-Json run_results_json(const Scenario& s, const Topology& t, const Workload& w,
-                      const SimulationResult& r) {
+Json run_results_json(const Scenario& s, const Topology& t, std::uint32_t endpoints,
+                      const Workload& w, const SimulationResult& r) {
     Json j;
     j["scenario"] = s.name;
     j["seed"] = s.seed;
@@ -123,7 +123,7 @@ Json run_results_json(const Scenario& s, const Topology& t, const Workload& w,
     msgs["makespan_us"] = makespan_s * 1e6;
     j["messages"] = msgs;
 
-    const auto [algbw, busbw] = bandwidth_GBps(s, w, makespan_s, t.graph.endpoint_count());
+    const auto [algbw, busbw] = bandwidth_GBps(s, w, makespan_s, endpoints);
     j["bandwidth"] = {{"algbw_GBps", algbw}, {"busbw_GBps", busbw}};
 
     Json net;

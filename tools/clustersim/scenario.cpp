@@ -85,6 +85,10 @@ const std::vector<KeySpec>& schema() {
         section("cluster"),
         text("cluster.node", "h800", "node preset (models/data/nodes.yaml): h800, h100, h20, a100-pcie, gb200-nvl72"),
         text("cluster.nic", "the node preset's", "NIC preset (models/data/nics.yaml): cx6, cx7, cx8"),
+        integer("cluster.pcie_lanes", 1, 32, "the node preset's (16)", "PCIe lanes between each GPU and its NIC (8 halves it)"),
+        number("cluster.socket_crossing_ns", 0, 1e6, "0", "extra latency on each GPU-NIC PCIe crossing (NIC on the other socket)"),
+        number("cluster.nic_latency_ns", 0, 1e6, "link-layer preset", "NIC pipeline latency, each way"),
+        number("cluster.message_overhead_ns", 0, 1e9, "link-layer preset", "per-message sender overhead for RDMA"),
         section("cost"),
         number("cost.switch_usd", 0, 1e9, "models/data/prices.yaml", "price of one switch"),
         section("cost.cables"),
@@ -435,7 +439,8 @@ class Loader {
         }
         const LinkLayerPreset* ll = catalog.find_link_layer(sw->link_layer);
         s.cluster.node = text_or("cluster.node", "h800");
-        const NodePreset* node = catalog.find_node(s.cluster.node);
+        const NodePreset* node =
+            catalog.find_node(s.cluster.node == "none" ? "h800" : s.cluster.node);
         if (!node)
             throw s.error_at("cluster.node",
                              fmt::format("unknown node preset '{}' (expected one of: {})",
@@ -446,9 +451,17 @@ class Loader {
             throw s.error_at(
                 "cluster.nic",
                 fmt::format("unknown NIC preset '{}' (expected cx6, cx7 or cx8)", nic_name));
-        s.cluster.gpus_per_node = node->gpus;
-        s.cluster.nics_per_node = node->nics;
+        s.cluster.bare = s.cluster.node == "none";
+        s.cluster.gpus_per_node = s.cluster.bare ? 1 : node->gpus;
+        s.cluster.nics_per_node = s.cluster.bare ? 1 : node->nics;
         s.cluster.nic_rate_gbps = nic->port_rate_gbps;
+        s.cluster.preset = *node;
+        s.cluster.preset.pcie_lanes =
+            static_cast<std::uint32_t>(number_or("cluster.pcie_lanes", node->pcie_lanes));
+        s.cluster.socket_crossing_ns = number_or("cluster.socket_crossing_ns", 0);
+        s.cluster.nic_latency_ns = number_or("cluster.nic_latency_ns", ll->nic_latency_ns);
+        s.cluster.message_overhead_ns =
+            number_or("cluster.message_overhead_ns", ll->message_overhead_ns);
         s.topology.switch_radix =
             static_cast<std::uint32_t>(number_or("topology.switch_radix", sw->radix));
         s.topology.oversubscription = number_or("topology.oversubscription", 1.0);

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "models/hardware_catalog.hpp"
 #include "models/network.hpp"
 #include "sim/input_error.hpp"
 
@@ -38,6 +39,11 @@ struct Scenario {
         std::uint32_t gpus_per_node = 8;
         std::uint32_t nics_per_node = 8;
         double nic_rate_gbps = 400;
+        bool bare = false;  // cluster.node: none -- endpoints are bare NICs, no node model
+        NodePreset preset;
+        double socket_crossing_ns = 0;
+        double nic_latency_ns = 0;
+        double message_overhead_ns = 0;
     } cluster;
 
     struct Cost {

@@ -4,6 +4,8 @@
 
 #include <filesystem>
 
+#include "topologies/shortest_path_routes.hpp"
+
 #include "traffic/connection_matrix.hpp"
 #include "traffic/message_csv.hpp"
 #include "traffic/patterns.hpp"
@@ -67,6 +69,62 @@ CostBreakdown topology_cost(const Scenario& s, const Topology& t) {
     } catch (const TopologyError& e) {
         throw s.error_at(e.key(), e.what());
     }
+}
+
+NodeSpec node_spec(const Scenario& s) {
+    const NodePreset& n = s.cluster.preset;
+    NodeSpec spec;
+    spec.gpus = n.gpus;
+    spec.nics = n.nics;
+    const double pcie_gt_per_lane =
+        n.pcie_generation >= 5 ? 32.0 : (n.pcie_generation == 4 ? 16.0 : 8.0);
+    const double pcie_gbytes =
+        pcie_gt_per_lane * n.pcie_lanes * 128.0 / 130.0 / 8.0 * n.pcie_efficiency;
+    spec.pcie_rate = DataRate::from_gigabytes_per_s(pcie_gbytes);
+    spec.pcie_latency = Time::from_ns(n.pcie_latency_ns + s.cluster.socket_crossing_ns);
+    if (n.scale_up == "nvswitch") {
+        spec.scale_up_rate =
+            DataRate::from_gigabytes_per_s(n.nvlink_gbytes_per_s * n.nvlink_efficiency);
+        spec.scale_up_link_latency = Time::from_ns(n.nvlink_latency_ns);
+        spec.scale_up_switch_latency = Time::from_ns(n.nvswitch_latency_ns);
+    } else {  // peers over the PCIe switch
+        spec.scale_up_rate = spec.pcie_rate;
+        spec.scale_up_link_latency = spec.pcie_latency;
+        spec.scale_up_switch_latency = Time::zero();
+    }
+    spec.nic_latency = Time::from_ns(s.cluster.nic_latency_ns);
+    spec.buffer_bytes = s.network.port_buffer_bytes;
+    spec.pxn = s.topology.kind == "mpft" || s.topology.kind == "mrft";
+    spec.rdma_message_overhead = Time::from_ns(s.cluster.message_overhead_ns);
+    spec.scale_up_message_overhead = Time::from_ns(n.nvlink_message_overhead_ns);
+    return spec;
+}
+
+SimulatedFabric build_simulated_fabric(const Scenario& s, std::uint32_t trace_gpus) {
+    const std::uint32_t gpus = s.cluster.gpus_per_node, nics = s.cluster.nics_per_node;
+    const std::uint32_t nics_for_trace =
+        trace_gpus == 0 ? 0 : (trace_gpus + gpus - 1) / gpus * nics;
+    SimulatedFabric f{build_topology(s, nics_for_trace), {}, std::nullopt, {}};
+    if (!f.fabric.inventory.constructible)
+        throw s.error_at("topology.q",
+                         f.fabric.inventory.note + " (expected a constructible size to simulate)");
+    f.routes = shortest_path_routes(f.fabric.graph);
+    if (s.cluster.bare) {
+        if (s.topology.kind == "mpft" || s.topology.kind == "dual-plane" ||
+            s.topology.kind == "shuffle")
+            throw s.error_at(
+                "cluster.node",
+                fmt::format("a {} fabric needs the node model to carry traffic between "
+                            "planes or ports (expected a node preset such as h800)",
+                            s.topology.kind));
+        return f;
+    }
+    try {
+        f.expanded = expand_nodes(f.fabric, node_spec(s), f.layout);
+    } catch (const TopologyError& e) {
+        throw s.error_at(e.key(), e.what());
+    }
+    return f;
 }
 
 NetworkParams network_params(const Scenario& s) {

@@ -2,10 +2,15 @@
 // Turns a validated scenario into the objects a run needs: topology, network parameters,
 // workload. Limits found here (a topology too large, a trace naming missing endpoints) become
 // InputErrors that point at the scenario key responsible.
+#include <optional>
 #include "models/network.hpp"
 #include "models/workload.hpp"
 #include "tools/clustersim/scenario.hpp"
+
+#include "models/forwarding_tables.hpp"
+#include "models/node_layout.hpp"
 #include "topologies/cost_model.hpp"
+#include "topologies/node_expansion.hpp"
 #include "topologies/topology.hpp"
 
 namespace clustersim {
@@ -19,6 +24,21 @@ struct TraceInput {
 TraceInput load_trace(const Scenario& s);
 Topology build_topology(const Scenario& s, std::uint32_t endpoints_if_unset = 0);
 CostBreakdown topology_cost(const Scenario& s, const Topology& t);
+
+/// What `run` simulates: the fabric, its forwarding tables, and (unless cluster.node is none)
+/// the fabric expanded with the node model, whose endpoints are GPUs.
+struct SimulatedFabric {
+    Topology fabric;
+    ForwardingTables routes;
+    std::optional<Topology> expanded;
+    NodeLayout layout;
+    const Topology& simulated() const { return expanded ? *expanded : fabric; }
+    const NodeLayout* node_layout() const { return expanded ? &layout : nullptr; }
+    std::uint32_t endpoints() const { return simulated().graph.endpoint_count(); }
+};
+NodeSpec node_spec(const Scenario& s);
+/// `trace_gpus`: the GPU count a trace needs, used when topology.endpoints is not set.
+SimulatedFabric build_simulated_fabric(const Scenario& s, std::uint32_t trace_gpus);
 NetworkParams network_params(const Scenario& s);
 Workload build_workload(const Scenario& s, std::uint32_t endpoints, TraceInput trace);
 

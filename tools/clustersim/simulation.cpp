@@ -10,9 +10,9 @@ namespace clustersim {
 
 SimulationResult simulate(const Topology& topology, const ForwardingTables& routes,
                           const Workload& workload, const NetworkParams& params,
-                          const SimulationOptions& options) {
+                          const SimulationOptions& options, const NodeLayout* layout) {
     Simulator sim;
-    Network net(sim, topology.graph, routes, workload, params);
+    Network net(sim, topology.graph, routes, workload, params, layout);
     net.start();
 
     using Clock = std::chrono::steady_clock;

@@ -35,8 +35,9 @@ struct SimulationResult {
     std::size_t packet_pool_capacity = 0;
 };
 
+/// `layout` is null for bare NICs, else the node model `topology` was expanded with.
 SimulationResult simulate(const Topology& topology, const ForwardingTables& routes,
                           const Workload& workload, const NetworkParams& params,
-                          const SimulationOptions& options);
+                          const SimulationOptions& options, const NodeLayout* layout = nullptr);
 
 }  // namespace clustersim

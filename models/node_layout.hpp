@@ -1,0 +1,45 @@
+#pragma once
+// How GPUs sit inside nodes once a fabric is expanded with its node model: which switch of the
+// port graph is a GPU's hub, its NIC, its node's scale-up switch (NVSwitch, or the PCIe switch
+// that carries peer traffic), and whether cross-plane traffic is forwarded inside the source node
+// (PXN) before it enters the fabric.
+#include <cstdint>
+#include <vector>
+
+#include "models/packet.hpp"
+#include "sim/time.hpp"
+
+namespace clustersim {
+
+enum class SwitchRole : std::uint8_t {
+    Fabric,   // leaf, spine, core, router: routes by forwarding table
+    GpuHub,   // a GPU's attachment point: to the GPU itself, to NVLink, to its NIC over PCIe
+    ScaleUp,  // NVSwitch (or the PCIe switch of GPUs without NVLink)
+    Nic,      // a NIC: PCIe side towards its GPU(s), one or more network ports
+};
+
+struct NodeLayout {
+    std::uint32_t gpus_per_node = 0;
+    std::uint32_t nics_per_node = 0;
+    std::uint32_t fabric_switches = 0;    // switches [0, fabric_switches) are the fabric's
+    std::vector<SwitchRole> role;         // per switch
+    std::vector<std::uint32_t> node_of;   // per switch (kNone for fabric switches)
+    std::vector<std::uint32_t> hub;       // per GPU
+    std::vector<std::uint32_t> nic;       // per GPU: its NIC's switch
+    std::vector<std::uint32_t> scale_up;  // per node
+    bool pxn = false;                // forward to the destination's plane inside the source node
+    Time rdma_message_overhead;      // per message that leaves the node
+    Time scale_up_message_overhead;  // per message inside the node
+
+    std::uint32_t node_of_gpu(std::uint32_t g) const { return g / gpus_per_node; }
+    /// The NIC index within its node (= its plane or rail).
+    std::uint32_t plane_of_gpu(std::uint32_t g) const {
+        return (g % gpus_per_node) * nics_per_node / gpus_per_node;
+    }
+    /// The first local GPU that uses NIC `plane`.
+    std::uint32_t gpu_for_plane(std::uint32_t plane) const {
+        return (plane * gpus_per_node + nics_per_node - 1) / nics_per_node;
+    }
+};
+
+}  // namespace clustersim

@@ -1,0 +1,143 @@
+#include <catch2/catch.hpp>
+
+#include "support.hpp"
+#include "tools/clustersim/scenario.hpp"
+#include "tools/clustersim/scenario_build.hpp"
+
+using namespace clustersim;
+using namespace clustersim::test;
+
+namespace {
+
+struct Run {
+    Scenario scenario;
+    SimulatedFabric fabric;
+    Workload workload;
+    SimulationResult result;
+};
+
+Run run_yaml(const std::string& name, const std::string& yaml) {
+    const auto dir = temp_dir("node-" + name);
+    write_text(dir / "s.yaml", yaml);
+    Run r{load_scenario((dir / "s.yaml").string(), {}), {}, {}, {}};
+    r.fabric = build_simulated_fabric(r.scenario, 0);
+    r.workload = build_workload(r.scenario, r.fabric.endpoints(), load_trace(r.scenario));
+    r.result = simulate(r.fabric.simulated(), r.fabric.routes, r.workload,
+                        network_params(r.scenario), SimulationOptions{}, r.fabric.node_layout());
+    return r;
+}
+
+double latency_us(const std::string& name, const std::string& topology_yaml, std::uint32_t src,
+                  std::uint32_t dst) {
+    const auto dir = temp_dir("lat-" + name);
+    write_text(dir / "m.csv", "src,dst,bytes,start_us\n" + std::to_string(src) + "," +
+                                  std::to_string(dst) + ",64,0\n");
+    const Run r = run_yaml(
+        name, topology_yaml + "workload: {kind: trace, file: " + (dir / "m.csv").string() + "}\n");
+    REQUIRE(r.result.status == SimulationResult::Status::Completed);
+    return (r.result.messages[0].finished - r.result.messages[0].started).us();
+}
+
+}  // namespace
+
+TEST_CASE("a 64 B message reproduces ISCA'25 Table 5 within 10% on every path",
+          "[node][calibration]") {
+    // 256 H800 GPUs on a radix-64 FT2: GPUs 0 and 8 share leaf 0 (NIC 0 and NIC 8, plane 0);
+    // GPU 248's NIC is on leaf 7; GPUs 0 and 1 share a node.
+    const std::string ib = "topology: {kind: ft2, endpoints: 256}\n";
+    const std::string roce = "topology: {kind: ft2, endpoints: 256, switch: ethernet-400g}\n";
+    CHECK(latency_us("ib-same", ib, 0, 8) == Approx(2.8).epsilon(0.10));
+    CHECK(latency_us("ib-cross", ib, 0, 248) == Approx(3.7).epsilon(0.10));
+    CHECK(latency_us("roce-same", roce, 0, 8) == Approx(3.6).epsilon(0.10));
+    CHECK(latency_us("roce-cross", roce, 0, 248) == Approx(5.6).epsilon(0.10));
+    CHECK(latency_us("nvlink", ib, 0, 1) == Approx(3.33).epsilon(0.10));
+}
+
+TEST_CASE(
+    "MPFT all-to-all on 128 GPUs: intra-node over NVLink, cross-plane forwarded inside the node",
+    "[node][mpft]") {
+    const Run r = run_yaml("mpft",
+                           "topology: {kind: mpft, endpoints: 128}\nworkload: {kind: alltoall, "
+                           "message_bytes: 64KiB}\n");
+    REQUIRE(r.result.status == SimulationResult::Status::Completed);
+    const NodeLayout& l = *r.fabric.node_layout();
+    const auto& g = r.fabric.simulated().graph;
+    const auto channels = g.channels();
+    const NetworkParams np = network_params(r.scenario);
+    auto wire = [&](std::uint64_t bytes) {
+        return bytes + (bytes + np.mtu_bytes - 1) / np.mtu_bytes * np.header_bytes;
+    };
+    std::uint64_t inter_node = 0, over_nvlink = 0;
+    for (const auto& m : r.workload.messages) {
+        const bool same_node = l.node_of_gpu(m.src) == l.node_of_gpu(m.dst);
+        if (!same_node) inter_node += wire(m.bytes);
+        if (same_node || l.plane_of_gpu(m.src) != l.plane_of_gpu(m.dst))
+            over_nvlink += wire(m.bytes);
+    }
+    std::uint64_t pcie_up = 0, nvlink_up = 0;
+    for (std::uint32_t c = 0; c < channels.size(); ++c) {
+        if (channels[c].from.kind != NodeKind::Switch || channels[c].to.kind != NodeKind::Switch)
+            continue;
+        const SwitchRole from = l.role[channels[c].from.index], to = l.role[channels[c].to.index];
+        if (from == SwitchRole::GpuHub && to == SwitchRole::Nic)
+            pcie_up += r.result.channels[c].bytes;
+        if (from == SwitchRole::GpuHub && to == SwitchRole::ScaleUp)
+            nvlink_up += r.result.channels[c].bytes;
+    }
+    CHECK(pcie_up == inter_node);     // only traffic that leaves the node crosses PCIe to a NIC
+    CHECK(nvlink_up == over_nvlink);  // same-node traffic and PXN forwarding use NVLink
+    CHECK(r.result.counters.payload_delivered == r.workload.total_bytes());
+}
+
+TEST_CASE("MPFT and the equivalent MRFT both carry a 128-GPU all-to-all end to end",
+          "[node][mrft]") {
+    const std::string work = "workload: {kind: alltoall, message_bytes: 32KiB}\n";
+    // Radix 16 forces spines: 16 nodes on 8 down-ports per leaf need 2 leaves per plane or rail.
+    const Run p =
+        run_yaml("mpft16", "topology: {kind: mpft, endpoints: 128, switch_radix: 16}\n" + work);
+    const Run m =
+        run_yaml("mrft16", "topology: {kind: mrft, endpoints: 128, switch_radix: 16}\n" + work);
+    REQUIRE(p.result.status == SimulationResult::Status::Completed);
+    REQUIRE(m.result.status == SimulationResult::Status::Completed);
+    CHECK(p.fabric.fabric.inventory.switches == 8 * 3);  // 2 leaves + 1 spine per plane
+    CHECK(m.fabric.fabric.inventory.tiers[0].switches == 16);
+    const double tp = p.result.end_time.us(), tm = m.result.end_time.us();
+    CHECK(tp == Approx(tm).epsilon(0.10));  // ISCA'25 Table 4: within measurement noise
+}
+
+TEST_CASE("a PCIe x8 slot halves the GPU-to-NIC path", "[node]") {
+    const std::string base = "topology: {kind: ft2, endpoints: 16}\nworkload: {kind: trace, file: ";
+    const auto dir = temp_dir("pcie");
+    write_text(dir / "m.csv", "src,dst,bytes,start_us\n0,8,16000000,0\n");
+    const Run x16 = run_yaml("x16", base + (dir / "m.csv").string() + "}\n");
+    const Run x8 =
+        run_yaml("x8", base + (dir / "m.csv").string() + "}\ncluster: {pcie_lanes: 8}\n");
+    const double t16 = x16.result.end_time.seconds(), t8 = x8.result.end_time.seconds();
+    const double gbytes16 = 16e6 / t16 / 1e9, gbytes8 = 16e6 / t8 / 1e9;
+    CHECK(gbytes16 == Approx(50.0 * 4096 / 4122).epsilon(0.05));           // NIC-bound at x16
+    CHECK(gbytes8 == Approx(63.0 / 2 * 0.9 * 4096 / 4122).epsilon(0.05));  // PCIe-bound at x8
+}
+
+TEST_CASE("dual-plane and shuffle NICs spread one connection over every plane", "[node]") {
+    const auto dir = temp_dir("spray");
+    write_text(dir / "m.csv", "src,dst,bytes,start_us\n0,8,16000000,0\n");
+    for (const char* kind : {"dual-plane", "shuffle"}) {
+        const Run r = run_yaml(kind, std::string("topology: {kind: ") + kind +
+                                         ", endpoints: 64}\nworkload: {kind: trace, file: " +
+                                         (dir / "m.csv").string() + "}\n");
+        REQUIRE(r.result.status == SimulationResult::Status::Completed);
+        const double gbytes = 16e6 / r.result.end_time.seconds() / 1e9;
+        INFO(kind);
+        CHECK(gbytes >= 0.9 * 50.0 * 4096 / 4178);  // the whole 400G NIC, RoCE headers
+        // Every plane switch carried part of it.
+        for (std::uint32_t s = 0; s < r.fabric.fabric.inventory.switches; ++s) {
+            std::uint64_t through = 0;
+            const auto& g = r.fabric.simulated().graph;
+            const NodeRef sw{NodeKind::Switch, s};
+            for (std::uint32_t c = g.first_channel(sw); c < g.first_channel(sw) + g.channels_of(sw);
+                 ++c)
+                through += r.result.channels[c].bytes;
+            CHECK(through > 0);
+        }
+    }
+}

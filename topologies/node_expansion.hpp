@@ -1,0 +1,28 @@
+#pragma once
+// Puts the node model into a fabric: every fabric endpoint (a NIC) becomes a NIC switch, and each
+// node gets its GPUs (the new endpoints), one hub per GPU, and a scale-up switch. Fabric switches
+// and their channels keep their indices, so forwarding tables computed on the fabric still apply.
+#include "models/node_layout.hpp"
+#include "topologies/topology.hpp"
+
+namespace clustersim {
+
+struct NodeSpec {
+    std::uint32_t gpus = 8;
+    std::uint32_t nics = 8;
+    DataRate scale_up_rate;      // per GPU per direction, achievable
+    Time scale_up_link_latency;  // GPU to scale-up switch
+    Time scale_up_switch_latency;
+    DataRate pcie_rate;  // GPU to NIC, achievable
+    Time pcie_latency;
+    Time nic_latency;
+    DataRate local_rate = DataRate::from_gigabytes_per_s(3000);  // GPU memory to its own hub
+    std::uint64_t buffer_bytes = 1 << 20;                        // per port of the node's switches
+    bool pxn = false;
+    Time rdma_message_overhead;
+    Time scale_up_message_overhead;
+};
+
+Topology expand_nodes(const Topology& fabric, const NodeSpec& spec, NodeLayout& layout);
+
+}  // namespace clustersim
