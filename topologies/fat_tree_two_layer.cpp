@@ -86,6 +86,24 @@ std::pair<bool, double> fat_tree_two_layer_bisection(const FatTreeTwoLayerShape&
     return {exact, std::min(half_endpoints, half_uplinks) * rate_gbps};
 }
 
+Inventory fat_tree_two_layer_inventory(const FatTreeTwoLayerShape& s, double rate_gbps,
+                                       std::uint32_t planes) {
+    Inventory inv;
+    inv.endpoints = planes * s.endpoints;
+    inv.switches = planes * (s.leaves + s.spines);
+    inv.tiers = {{"leaf", planes * s.leaves}, {"spine", planes * s.spines}};
+    inv.endpoint_links = inv.endpoints;
+    inv.switch_links = planes * s.switch_links();
+    inv.max_hops = s.leaves > 1 ? 3 : 1;
+    inv.max_endpoints = planes * s.max_endpoints;
+    const auto [exact, plane_bisection] = fat_tree_two_layer_bisection(s, rate_gbps);
+    inv.bisection_gbps = planes * plane_bisection;
+    inv.bisection_exact = exact;
+    inv.cables = {{"endpoint-aoc", inv.endpoint_links}, {"switch-optics", inv.switch_links}};
+    inv.transceivers = 2 * inv.switch_links;
+    return inv;
+}
+
 Topology build_fat_tree_two_layer(const FatTreeTwoLayerParams& p) {
     const FatTreeTwoLayerShape s = fat_tree_two_layer_shape(p);
     Topology t;
@@ -97,18 +115,7 @@ Topology build_fat_tree_two_layer(const FatTreeTwoLayerParams& p) {
     });
     t.graph.finalize();
 
-    Inventory& inv = t.inventory;
-    inv.endpoints = s.endpoints;
-    inv.switches = s.leaves + s.spines;
-    inv.tiers = {{"leaf", s.leaves}, {"spine", s.spines}};
-    inv.endpoint_links = s.endpoints;
-    inv.switch_links = s.switch_links();
-    inv.max_hops = s.leaves > 1 ? 3 : 1;
-    inv.max_endpoints = s.max_endpoints;
-    std::tie(inv.bisection_exact, inv.bisection_gbps) =
-        fat_tree_two_layer_bisection(s, p.fabric.link_rate.gbps());
-    inv.cables = {{"endpoint-aoc", inv.endpoint_links}, {"switch-optics", inv.switch_links}};
-    inv.transceivers = 2 * inv.switch_links;
+    t.inventory = fat_tree_two_layer_inventory(s, p.fabric.link_rate.gbps(), 1);
     return t;
 }
 

@@ -44,6 +44,10 @@ std::uint32_t add_fat_tree_two_layer(
 std::pair<bool, double> fat_tree_two_layer_bisection(const FatTreeTwoLayerShape& s,
                                                      double rate_gbps);
 
+/// Inventory of `planes` identical FT2s of shape `s` (1 for ft2 and mrft, P for mpft).
+Inventory fat_tree_two_layer_inventory(const FatTreeTwoLayerShape& s, double rate_gbps,
+                                       std::uint32_t planes);
+
 Topology build_fat_tree_two_layer(const FatTreeTwoLayerParams& p);
 
 }  // namespace clustersim

@@ -42,20 +42,8 @@ Topology build_multi_plane_fat_tree(const TopologyRequest& r) {
         });
     t.graph.finalize();
 
-    Inventory& inv = t.inventory;
-    inv.endpoints = endpoints;
-    inv.switches = planes * (s.leaves + s.spines);
-    inv.tiers = {{"leaf", planes * s.leaves}, {"spine", planes * s.spines}};
-    inv.endpoint_links = endpoints;
-    inv.switch_links = planes * s.switch_links();
-    inv.max_hops = s.leaves > 1 ? 3 : 1;
-    inv.max_endpoints = max_endpoints;
-    const auto [exact, plane_bisection] =
-        fat_tree_two_layer_bisection(s, r.fabric.link_rate.gbps());
-    inv.bisection_gbps = planes * plane_bisection;
-    inv.bisection_exact = exact;
-    inv.cables = {{"endpoint-aoc", inv.endpoint_links}, {"switch-optics", inv.switch_links}};
-    inv.transceivers = 2 * inv.switch_links;
+    t.inventory = fat_tree_two_layer_inventory(s, r.fabric.link_rate.gbps(), planes);
+    t.inventory.max_endpoints = max_endpoints;
     return t;
 }
 

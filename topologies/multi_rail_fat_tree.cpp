@@ -43,18 +43,8 @@ Topology build_multi_rail_fat_tree(const TopologyRequest& r) {
     });
     t.graph.finalize();
 
-    Inventory& inv = t.inventory;
-    inv.endpoints = endpoints;
-    inv.switches = s.leaves + s.spines;
-    inv.tiers = {{"leaf", s.leaves}, {"spine", s.spines}};
-    inv.endpoint_links = endpoints;
-    inv.switch_links = s.switch_links();
-    inv.max_hops = s.leaves > 1 ? 3 : 1;
-    inv.max_endpoints = (r.fabric.switch_radix / rails) * rails * s.down;
-    std::tie(inv.bisection_exact, inv.bisection_gbps) =
-        fat_tree_two_layer_bisection(s, r.fabric.link_rate.gbps());
-    inv.cables = {{"endpoint-aoc", inv.endpoint_links}, {"switch-optics", inv.switch_links}};
-    inv.transceivers = 2 * inv.switch_links;
+    t.inventory = fat_tree_two_layer_inventory(s, r.fabric.link_rate.gbps(), 1);
+    t.inventory.max_endpoints = (r.fabric.switch_radix / rails) * rails * s.down;
     return t;
 }
 
