@@ -8,14 +8,14 @@ tools/install_dependencies.sh
 jobs=$(nproc)
 
 echo "== release build (warnings are errors)"
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCLUSTERSIM_WERROR=ON >/dev/null
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCLUSTERSIM_WERROR=ON -DCLUSTERSIM_TESTS=ON >/dev/null
 cmake --build build -j "$jobs"
 echo "== tests"
 ctest --test-dir build --output-on-failure -j "$jobs" -L unit
 
 if [ "${CLUSTERSIM_SKIP_SANITIZERS:-0}" != "1" ]; then
   echo "== AddressSanitizer + UBSan build"
-  cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCLUSTERSIM_WERROR=ON -DCLUSTERSIM_SANITIZE=ON >/dev/null
+  cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCLUSTERSIM_WERROR=ON -DCLUSTERSIM_SANITIZE=ON -DCLUSTERSIM_TESTS=ON >/dev/null
   cmake --build build-asan -j "$jobs"
   echo "== tests under sanitizers"
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
