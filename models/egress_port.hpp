@@ -1,6 +1,8 @@
 #pragma once
-// An output port: a FIFO of packets, a transmitter that is busy until a known time, and the
-// credits it holds for the buffer at the far end (InfiniBand-style lossless flow control).
+// An output port: a FIFO of packets per virtual lane, a transmitter that is busy until a known
+// time, and the credits it holds per lane for the buffer at the far end (InfiniBand-style
+// lossless flow control; lanes keep low-diameter topologies free of credit deadlock).
+#include <array>
 #include <cstdint>
 
 #include "models/packet_pool.hpp"
@@ -9,16 +11,22 @@
 
 namespace clustersim {
 
+inline constexpr std::uint32_t kMaxVirtualLanes = 4;
+
 struct CreditReturn {
     Time at;  // when the credit reaches this port
     std::uint32_t bytes = 0;
+    std::uint32_t vl = 0;
 };
 
 struct EgressPort {
-    PacketQueue queue;
+    std::array<PacketQueue, kMaxVirtualLanes> queues;  // one FIFO per virtual lane
+    std::uint64_t queued_bytes = 0;                    // over all lanes
+    std::uint32_t queued_packets = 0;
+    std::uint32_t next_vl = 0;     // round-robin among lanes
     Time busy_until;               // transmitter free from this time
     Time wake_at = Time::never();  // the one pending wake-up event, if any
-    std::int64_t credits_bytes = 0;
+    std::array<std::int64_t, kMaxVirtualLanes> credits_bytes{};
     bool unlimited_credits = true;  // lossy mode, or a receiver that always sinks (a host)
     bool waiting_for_credit = false;
     RingBuffer<CreditReturn> returning;  // credits on their way back, in time order

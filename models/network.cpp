@@ -16,6 +16,8 @@ Network::Network(Simulator& sim, const PortGraph& graph, const ForwardingTables&
       params_(params),
       layout_(layout) {
     if (params_.mtu_bytes == 0) throw std::invalid_argument("mtu_bytes must be positive");
+    if (params_.virtual_lanes == 0 || params_.virtual_lanes > kMaxVirtualLanes)
+        throw std::invalid_argument("virtual_lanes must be between 1 and kMaxVirtualLanes");
     const auto channels = graph.channels();
     links_.resize(channels.size());
     ports_.resize(channels.size());
@@ -34,8 +36,13 @@ Network::Network(Simulator& sim, const PortGraph& graph, const ForwardingTables&
             const SwitchInfo& sw = graph.switches()[ch.to.index];
             l.arrival_delay = ch.propagation + sw.latency;
             p.unlimited_credits = !lossless;
-            p.credits_bytes = static_cast<std::int64_t>(sw.port_buffer_bytes);
+            // The input buffer is split evenly among the virtual lanes.
+            p.credits_bytes.fill(
+                static_cast<std::int64_t>(sw.port_buffer_bytes / params_.virtual_lanes));
         }
+        l.fabric_hop = ch.from.kind == NodeKind::Switch && ch.to.kind == NodeKind::Switch &&
+                       (!layout || (layout->role[ch.from.index] == SwitchRole::Fabric &&
+                                    layout->role[ch.to.index] == SwitchRole::Fabric));
         if (ch.from.kind == NodeKind::Switch) {
             p.buffer_bytes = graph.switches()[ch.from.index].port_buffer_bytes;
         } else {
@@ -164,24 +171,41 @@ void Network::service_port(std::uint32_t ch) {
     const bool from_nic = is_endpoint_channel(ch);
     Nic* nic = nullptr;
     std::uint32_t wire = 0;
+    std::uint32_t vl = 0;
+    if (!port.unlimited_credits)
+        while (!port.returning.empty() && port.returning.front().at <= now) {
+            const CreditReturn c = port.returning.pop_front();
+            port.credits_bytes[c.vl] += c.bytes;
+        }
     if (from_nic) {
         nic = &nics_[graph_.channels()[ch].from.index];
         wire = nic_next_wire_bytes(*nic);
-    } else if (!port.queue.empty()) {
-        wire = pool_[port.queue.head].wire_bytes;
-    }
-    if (wire == 0) return;
-    if (!port.unlimited_credits) {
-        while (!port.returning.empty() && port.returning.front().at <= now)
-            port.credits_bytes += port.returning.pop_front().bytes;
-        if (port.credits_bytes < static_cast<std::int64_t>(wire)) {
-            port.waiting_for_credit = true;
-            if (!port.returning.empty()) arm(ch, port.returning.front().at);
-            return;
+        if (wire == 0) return;
+        if (!port.unlimited_credits && port.credits_bytes[0] < static_cast<std::int64_t>(wire))
+            wire = 0;
+    } else {
+        if (port.queued_packets == 0) return;
+        // Lanes in turn, skipping those without a packet or without credit for it.
+        const std::uint32_t lanes = params_.virtual_lanes;
+        for (std::uint32_t i = 0, v = port.next_vl; i < lanes;
+             ++i, v = v + 1 == lanes ? 0 : v + 1) {
+            const PacketQueue& q = port.queues[v];
+            if (q.empty()) continue;
+            const std::uint32_t w = pool_[q.head].wire_bytes;
+            if (port.unlimited_credits || port.credits_bytes[v] >= static_cast<std::int64_t>(w)) {
+                wire = w;
+                vl = v;
+                break;
+            }
         }
-        port.waiting_for_credit = false;
-        port.credits_bytes -= wire;
     }
+    if (wire == 0) {  // something to send, but no credit for it yet
+        port.waiting_for_credit = true;
+        if (!port.returning.empty()) arm(ch, port.returning.front().at);
+        return;
+    }
+    port.waiting_for_credit = false;
+    if (!port.unlimited_credits) port.credits_bytes[vl] -= wire;
     Link& link = links_[ch];
     const Time tx_end = now + link.clock.time_for(wire);
     port.busy_until = tx_end;
@@ -189,23 +213,28 @@ void Network::service_port(std::uint32_t ch) {
     if (from_nic) {
         id = nic_make_packet(*nic, tx_end);
     } else {
-        id = port.queue.pop(pool_);
+        id = port.queues[vl].pop(pool_);
+        port.queued_bytes -= wire;
+        --port.queued_packets;
+        port.next_vl = vl + 1 == params_.virtual_lanes ? 0 : vl + 1;
     }
     Packet& p = pool_[id];
     if (p.credit_channel != kNone) {
         // The packet leaves this switch's buffer: its space is credited back upstream.
         EgressPort& up = ports_[p.credit_channel];
         const Time at = now + links_[p.credit_channel].propagation;
-        up.returning.push_back(CreditReturn{at, p.wire_bytes});
+        up.returning.push_back(CreditReturn{at, p.wire_bytes, p.credit_vl});
         if (up.waiting_for_credit) arm(p.credit_channel, at);
     }
     p.credit_channel = port.unlimited_credits ? kNone : ch;
+    p.credit_vl = static_cast<std::uint8_t>(vl);
+    if (link.fabric_hop) ++p.fabric_hops;
     link.bytes_carried += wire;
     ++link.packets_carried;
     const bool was_idle = link.in_flight.empty();
     link.in_flight.push_back(InFlight{tx_end + link.arrival_delay, id});
     if (was_idle) sim_.schedule(tx_end + link.arrival_delay, ch, kLinkArrival);
-    const bool more = from_nic ? !nic->active.empty() : !port.queue.empty();
+    const bool more = from_nic ? !nic->active.empty() : port.queued_packets > 0;
     if (more) arm(ch, tx_end);
 }
 
@@ -213,7 +242,6 @@ void Network::on_link_arrival(std::uint32_t ch) {
     Link& link = links_[ch];
     const InFlight f = link.in_flight.pop_front();
     if (!link.in_flight.empty()) sim_.schedule(link.in_flight.front().arrival, ch, kLinkArrival);
-    ++pool_[f.packet].hops;
     ++counters_.packet_hops;
     if (link.to.kind == NodeKind::Switch)
         switch_receive(link.to.index, f.packet);
@@ -348,7 +376,7 @@ void Network::switch_receive(std::uint32_t sw, std::uint32_t id) {
     const std::uint32_t out = route(sw, p);
     EgressPort& port = ports_[out];
     if (params_.flow_control == FlowControl::Lossy &&
-        port.queue.bytes + p.wire_bytes > port.buffer_bytes) {
+        port.queued_bytes + p.wire_bytes > port.buffer_bytes) {
         ++port.drops;
         ++counters_.packets_dropped;
         counters_.payload_dropped += p.payload_bytes;
@@ -357,8 +385,14 @@ void Network::switch_receive(std::uint32_t sw, std::uint32_t id) {
         if (packet_dropped.connected()) packet_dropped.emit(out, m);
         return;
     }
-    port.queue.push(pool_, id);
-    port.max_queue_bytes = std::max(port.max_queue_bytes, port.queue.bytes);
+    // Lane for the next hop: switch-to-switch hops taken so far (0 off the fabric's core).
+    const std::uint32_t vl = links_[out].fabric_hop
+                                 ? std::min<std::uint32_t>(p.fabric_hops, params_.virtual_lanes - 1)
+                                 : 0;
+    port.queues[vl].push(pool_, id);
+    port.queued_bytes += p.wire_bytes;
+    ++port.queued_packets;
+    port.max_queue_bytes = std::max(port.max_queue_bytes, port.queued_bytes);
     if (port.wake_at == Time::never()) service_port(out);
 }
 

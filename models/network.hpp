@@ -25,7 +25,8 @@ struct NetworkParams {
     std::uint32_t header_bytes = 0;  // added to every packet on the wire
     FlowControl flow_control = FlowControl::Credit;
     std::uint64_t seed = 1;
-    Time extra_latency;  // added to every message's completion (what-if studies)
+    Time extra_latency;               // added to every message's completion (what-if studies)
+    std::uint32_t virtual_lanes = 1;  // lane = switch-to-switch hops so far (deadlock freedom)
 };
 
 struct MessageState {

@@ -37,32 +37,24 @@ class PacketPool {
     std::size_t live_ = 0;
 };
 
-/// FIFO of pooled packets linked through Packet::next.
+/// FIFO of pooled packets linked through Packet::next (8 bytes: ports keep one per lane).
 struct PacketQueue {
     std::uint32_t head = kNone;
     std::uint32_t tail = kNone;
-    std::uint32_t count = 0;
-    std::uint64_t bytes = 0;
 
     bool empty() const { return head == kNone; }
     void push(PacketPool& pool, std::uint32_t id) {
-        Packet& p = pool[id];
-        p.next = kNone;
+        pool[id].next = kNone;
         if (tail == kNone)
             head = id;
         else
             pool[tail].next = id;
         tail = id;
-        ++count;
-        bytes += p.wire_bytes;
     }
     std::uint32_t pop(PacketPool& pool) {
         const std::uint32_t id = head;
-        Packet& p = pool[id];
-        head = p.next;
+        head = pool[id].next;
         if (head == kNone) tail = kNone;
-        --count;
-        bytes -= p.wire_bytes;
         return id;
     }
 };

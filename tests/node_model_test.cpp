@@ -23,7 +23,8 @@ Run run_yaml(const std::string& name, const std::string& yaml) {
     r.fabric = build_simulated_fabric(r.scenario, 0);
     r.workload = build_workload(r.scenario, r.fabric.endpoints(), load_trace(r.scenario));
     r.result = simulate(r.fabric.simulated(), r.fabric.routes, r.workload,
-                        network_params(r.scenario), SimulationOptions{}, r.fabric.node_layout());
+                        network_params(r.scenario, r.fabric.fabric), SimulationOptions{},
+                        r.fabric.node_layout());
     return r;
 }
 
@@ -63,7 +64,7 @@ TEST_CASE(
     const NodeLayout& l = *r.fabric.node_layout();
     const auto& g = r.fabric.simulated().graph;
     const auto channels = g.channels();
-    const NetworkParams np = network_params(r.scenario);
+    const NetworkParams np = network_params(r.scenario, r.fabric.fabric);
     auto wire = [&](std::uint64_t bytes) {
         return bytes + (bytes + np.mtu_bytes - 1) / np.mtu_bytes * np.header_bytes;
     };

@@ -23,6 +23,7 @@ Topology expand_nodes(const Topology& fabric, const NodeSpec& spec, NodeLayout& 
     t.kind = fabric.kind;
     t.inventory = fabric.inventory;
     t.planes = fabric.planes;
+    t.virtual_lanes = fabric.virtual_lanes;
     PortGraph& g = t.graph;
     layout = NodeLayout{};
     layout.gpus_per_node = spec.gpus;

@@ -77,6 +77,7 @@ Topology build_slim_fly(const TopologyRequest& r) {
                                         endpoints, max_endpoints, q, max_endpoints));
     Topology t;
     t.kind = "slimfly";
+    t.virtual_lanes = 2;  // diameter 2: at most two switch-to-switch hops
     Inventory& inv = t.inventory;
     inv.endpoints = endpoints;
     inv.switches = s.switches;

@@ -64,6 +64,9 @@ struct Topology {
     PortGraph graph;
     Inventory inventory;
     std::uint32_t planes = 1;  // disjoint fabrics (mpft), or NIC ports each on its own plane
+    /// Lanes lossless minimal routing needs to be free of credit deadlock: 1 where up/down
+    /// routing already is (fat trees, single-switch planes), else the most switch-to-switch hops.
+    std::uint32_t virtual_lanes = 1;
 };
 
 /// Everything a builder may need; each builder reads the fields of its kind.

@@ -113,8 +113,9 @@ int cmd_run(const CommonOptions& o, std::optional<std::uint64_t> seed, const std
     cs::SimulationOptions so;
     if (s.sim.max_time_us > 0) so.max_time = cs::Time::from_us(s.sim.max_time_us);
     so.progress = !quiet && !o.json;
-    const cs::SimulationResult r = cs::simulate(fabric.simulated(), fabric.routes, w,
-                                                cs::network_params(s), so, fabric.node_layout());
+    const cs::SimulationResult r =
+        cs::simulate(fabric.simulated(), fabric.routes, w, cs::network_params(s, fabric.fabric), so,
+                     fabric.node_layout());
     const cs::Json j = cs::run_results_json(s, fabric.fabric, endpoints, w, r);
     if (!out_dir.empty()) {
         const std::filesystem::path dir(out_dir);

@@ -66,6 +66,7 @@ Json inventory_json(const Scenario& s, const Topology& t, const CostBreakdown& c
     for (const auto& tier : inv.tiers) tiers[tier.name] = tier.switches;
     j["switches_by_tier"] = tiers;
     j["max_endpoints"] = inv.max_endpoints;
+    j["virtual_lanes"] = t.virtual_lanes;
     if (t.planes > 1) j["planes"] = t.planes;
     j["switch"] = s.topology.switch_preset;
     j["switch_radix"] = s.topology.switch_radix;

@@ -110,6 +110,8 @@ const std::vector<KeySpec>& schema() {
                "path choice among equal-cost next hops"),
         choice("network.congestion_control", {"none", "dcqcn", "hpcc"}, {"none"}, "none", "sender congestion control"),
         number("network.extra_latency_us", 0, 1e9, "0", "latency added to every message's completion (what-if)"),
+        integer("network.virtual_lanes", 1, 4, "what the topology needs (slimfly 2, dragonfly 3, else 1)",
+                "lanes per link; lane = switch-to-switch hops so far, which keeps minimal routing deadlock-free"),
         section("sim"),
         number("sim.max_time_us", 1e-6, 1e12, "no limit", "simulated-time limit; reaching it ends the run with exit 3"),
         section("model"),
@@ -516,6 +518,7 @@ class Loader {
         w.destination = static_cast<std::uint32_t>(number_or("workload.destination", 0));
         w.senders = static_cast<std::uint32_t>(number_or("workload.senders", 0));
         s.sim.max_time_us = number_or("sim.max_time_us", 0);
+        s.network.virtual_lanes = static_cast<std::uint32_t>(number_or("network.virtual_lanes", 0));
     }
 
     std::string path_;

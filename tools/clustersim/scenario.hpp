@@ -62,6 +62,7 @@ struct Scenario {
         std::string routing = "ecmp";
         std::string congestion_control = "none";
         double extra_latency_us = 0;
+        std::uint32_t virtual_lanes = 0;  // 0 = what the topology needs
     } network;
 
     struct Workload {

@@ -109,6 +109,16 @@ SimulatedFabric build_simulated_fabric(const Scenario& s, std::uint32_t trace_gp
         throw s.error_at("topology.q",
                          f.fabric.inventory.note + " (expected a constructible size to simulate)");
     f.routes = shortest_path_routes(f.fabric.graph);
+    const std::uint32_t lanes =
+        s.network.virtual_lanes != 0 ? s.network.virtual_lanes : f.fabric.virtual_lanes;
+    const std::uint64_t per_lane = s.network.port_buffer_bytes / lanes;
+    if (per_lane < static_cast<std::uint64_t>(s.network.mtu_bytes) + s.network.header_bytes)
+        throw s.error_at(
+            "network.port_buffer_bytes",
+            fmt::format("{} bytes split over {} virtual lanes cannot hold one packet per lane "
+                        "(expected at least {})",
+                        s.network.port_buffer_bytes, lanes,
+                        lanes * (s.network.mtu_bytes + s.network.header_bytes)));
     if (s.cluster.bare) {
         if (s.topology.kind == "mpft" || s.topology.kind == "dual-plane" ||
             s.topology.kind == "shuffle")
@@ -127,13 +137,14 @@ SimulatedFabric build_simulated_fabric(const Scenario& s, std::uint32_t trace_gp
     return f;
 }
 
-NetworkParams network_params(const Scenario& s) {
+NetworkParams network_params(const Scenario& s, const Topology& fabric) {
     NetworkParams p;
     p.mtu_bytes = s.network.mtu_bytes;
     p.header_bytes = s.network.header_bytes;
     p.flow_control = s.network.flow_control;
     p.seed = s.seed;
     p.extra_latency = Time::from_us(s.network.extra_latency_us);
+    p.virtual_lanes = s.network.virtual_lanes != 0 ? s.network.virtual_lanes : fabric.virtual_lanes;
     return p;
 }
 

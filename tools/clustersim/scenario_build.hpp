@@ -39,7 +39,7 @@ struct SimulatedFabric {
 NodeSpec node_spec(const Scenario& s);
 /// `trace_gpus`: the GPU count a trace needs, used when topology.endpoints is not set.
 SimulatedFabric build_simulated_fabric(const Scenario& s, std::uint32_t trace_gpus);
-NetworkParams network_params(const Scenario& s);
+NetworkParams network_params(const Scenario& s, const Topology& fabric);
 Workload build_workload(const Scenario& s, std::uint32_t endpoints, TraceInput trace);
 
 }  // namespace clustersim
