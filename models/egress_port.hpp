@@ -5,7 +5,7 @@
 #include <array>
 #include <cstdint>
 
-#include "models/packet_pool.hpp"
+#include "models/packet.hpp"
 #include "sim/ring_buffer.hpp"
 #include "sim/time.hpp"
 
@@ -20,8 +20,8 @@ struct CreditReturn {
 };
 
 struct EgressPort {
-    std::array<PacketQueue, kMaxVirtualLanes> queues;  // one FIFO per virtual lane
-    std::uint64_t queued_bytes = 0;                    // over all lanes
+    std::array<RingBuffer<Packet>, kMaxVirtualLanes> queues;  // one FIFO per virtual lane
+    std::uint64_t queued_bytes = 0;                           // over all lanes
     std::uint32_t queued_packets = 0;
     std::uint32_t next_vl = 0;     // round-robin among lanes
     Time busy_until;               // transmitter free from this time

@@ -3,6 +3,7 @@
 // most one pending event (the arrival of the head packet).
 #include <cstdint>
 
+#include "models/packet.hpp"
 #include "models/port_graph.hpp"
 #include "sim/data_rate.hpp"
 #include "sim/ring_buffer.hpp"
@@ -11,7 +12,7 @@ namespace clustersim {
 
 struct InFlight {
     Time arrival;
-    std::uint32_t packet = kNone;
+    Packet packet;
 };
 
 struct Link {

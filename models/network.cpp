@@ -133,14 +133,13 @@ std::uint32_t Network::nic_next_wire_bytes(const Nic& nic) const {
            params_.header_bytes;
 }
 
-std::uint32_t Network::nic_make_packet(Nic& nic, Time tx_end) {
+Packet Network::nic_make_packet(Nic& nic, Time tx_end) {
     const std::uint32_t m = nic.active[nic.next];
     const MessageSpec& spec = workload_.messages[m];
     MessageState& st = state_[m];
     const auto payload = static_cast<std::uint32_t>(
         std::min<std::uint64_t>(spec.bytes - st.bytes_segmented, params_.mtu_bytes));
-    const std::uint32_t id = pool_.acquire();
-    Packet& p = pool_[id];
+    Packet p;
     p.message = m;
     p.dst = spec.dst;
     p.payload_bytes = payload;
@@ -158,7 +157,8 @@ std::uint32_t Network::nic_make_packet(Nic& nic, Time tx_end) {
     } else if (++nic.next >= nic.active.size()) {
         nic.next = 0;
     }
-    return id;
+    if (++packets_live_ > packets_peak_) packets_peak_ = packets_live_;
+    return p;
 }
 
 void Network::service_port(std::uint32_t ch) {
@@ -189,9 +189,9 @@ void Network::service_port(std::uint32_t ch) {
         const std::uint32_t lanes = params_.virtual_lanes;
         for (std::uint32_t i = 0, v = port.next_vl; i < lanes;
              ++i, v = v + 1 == lanes ? 0 : v + 1) {
-            const PacketQueue& q = port.queues[v];
+            const RingBuffer<Packet>& q = port.queues[v];
             if (q.empty()) continue;
-            const std::uint32_t w = pool_[q.head].wire_bytes;
+            const std::uint32_t w = q.front().wire_bytes;
             if (port.unlimited_credits || port.credits_bytes[v] >= static_cast<std::int64_t>(w)) {
                 wire = w;
                 vl = v;
@@ -209,16 +209,15 @@ void Network::service_port(std::uint32_t ch) {
     Link& link = links_[ch];
     const Time tx_end = now + link.clock.time_for(wire);
     port.busy_until = tx_end;
-    std::uint32_t id;
+    Packet p;
     if (from_nic) {
-        id = nic_make_packet(*nic, tx_end);
+        p = nic_make_packet(*nic, tx_end);
     } else {
-        id = port.queues[vl].pop(pool_);
+        p = port.queues[vl].pop_front();
         port.queued_bytes -= wire;
         --port.queued_packets;
         port.next_vl = vl + 1 == params_.virtual_lanes ? 0 : vl + 1;
     }
-    Packet& p = pool_[id];
     if (p.credit_channel != kNone) {
         // The packet leaves this switch's buffer: its space is credited back upstream.
         EgressPort& up = ports_[p.credit_channel];
@@ -232,7 +231,7 @@ void Network::service_port(std::uint32_t ch) {
     link.bytes_carried += wire;
     ++link.packets_carried;
     const bool was_idle = link.in_flight.empty();
-    link.in_flight.push_back(InFlight{tx_end + link.arrival_delay, id});
+    link.in_flight.push_back(InFlight{tx_end + link.arrival_delay, p});
     if (was_idle) sim_.schedule(tx_end + link.arrival_delay, ch, kLinkArrival);
     const bool more = from_nic ? !nic->active.empty() : port.queued_packets > 0;
     if (more) arm(ch, tx_end);
@@ -240,7 +239,7 @@ void Network::service_port(std::uint32_t ch) {
 
 void Network::on_link_arrival(std::uint32_t ch) {
     Link& link = links_[ch];
-    const InFlight f = link.in_flight.pop_front();
+    InFlight f = link.in_flight.pop_front();
     if (!link.in_flight.empty()) sim_.schedule(link.in_flight.front().arrival, ch, kLinkArrival);
     ++counters_.packet_hops;
     if (link.to.kind == NodeKind::Switch)
@@ -371,8 +370,7 @@ void Network::index_switches() {
     }
 }
 
-void Network::switch_receive(std::uint32_t sw, std::uint32_t id) {
-    Packet& p = pool_[id];
+void Network::switch_receive(std::uint32_t sw, Packet& p) {
     const std::uint32_t out = route(sw, p);
     EgressPort& port = ports_[out];
     if (params_.flow_control == FlowControl::Lossy &&
@@ -380,29 +378,27 @@ void Network::switch_receive(std::uint32_t sw, std::uint32_t id) {
         ++port.drops;
         ++counters_.packets_dropped;
         counters_.payload_dropped += p.payload_bytes;
-        const std::uint32_t m = p.message;
-        pool_.release(id);
-        if (packet_dropped.connected()) packet_dropped.emit(out, m);
+        --packets_live_;
+        if (packet_dropped.connected()) packet_dropped.emit(out, p.message);
         return;
     }
     // Lane for the next hop: switch-to-switch hops taken so far (0 off the fabric's core).
     const std::uint32_t vl = links_[out].fabric_hop
                                  ? std::min<std::uint32_t>(p.fabric_hops, params_.virtual_lanes - 1)
                                  : 0;
-    port.queues[vl].push(pool_, id);
+    port.queues[vl].push_back(p);
     port.queued_bytes += p.wire_bytes;
     ++port.queued_packets;
     port.max_queue_bytes = std::max(port.max_queue_bytes, port.queued_bytes);
     if (port.wake_at == Time::never()) service_port(out);
 }
 
-void Network::endpoint_receive(std::uint32_t id) {
-    const Packet& p = pool_[id];
+void Network::endpoint_receive(const Packet& p) {
     const std::uint32_t m = p.message;
     counters_.payload_delivered += p.payload_bytes;
     MessageState& st = state_[m];
     st.bytes_received += p.payload_bytes;
-    pool_.release(id);
+    --packets_live_;
     if (st.bytes_received == workload_.messages[m].bytes) {
         if (params_.extra_latency > Time::zero())
             sim_.schedule(sim_.now() + params_.extra_latency, m, kMessageDone);

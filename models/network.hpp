@@ -10,7 +10,6 @@
 #include "models/forwarding_tables.hpp"
 #include "models/link.hpp"
 #include "models/node_layout.hpp"
-#include "models/packet_pool.hpp"
 #include "models/port_graph.hpp"
 #include "models/workload.hpp"
 #include "sim/signal.hpp"
@@ -75,8 +74,8 @@ class Network {
     std::span<const Link> links() const { return links_; }
     std::span<const EgressPort> ports() const { return ports_; }
     const PortGraph& graph() const { return graph_; }
-    std::size_t packets_in_flight() const { return pool_.live(); }
-    std::size_t packet_pool_capacity() const { return pool_.capacity(); }
+    std::size_t packets_in_flight() const { return packets_live_; }
+    std::size_t peak_packets() const { return packets_peak_; }
 
     Signal<std::uint32_t> message_finished;               // message index
     Signal<std::uint32_t, std::uint32_t> packet_dropped;  // channel, message index
@@ -96,14 +95,14 @@ class Network {
     void service_port(std::uint32_t ch);
     void arm(std::uint32_t ch, Time at);
     void on_link_arrival(std::uint32_t ch);
-    void switch_receive(std::uint32_t sw, std::uint32_t pkt);
-    void endpoint_receive(std::uint32_t pkt);
+    void switch_receive(std::uint32_t sw, Packet& p);
+    void endpoint_receive(const Packet& p);
     std::uint32_t route(std::uint32_t sw, const Packet& p);
     std::uint32_t fabric_route(std::uint32_t sw, const Packet& p) const;
     void index_switches();
     void make_eligible(std::uint32_t m);
     std::uint32_t nic_next_wire_bytes(const Nic& nic) const;
-    std::uint32_t nic_make_packet(Nic& nic, Time tx_end);
+    Packet nic_make_packet(Nic& nic, Time tx_end);
     void start_message(std::uint32_t m);
     void finish_message(std::uint32_t m);
     void activate(std::uint32_t trigger);
@@ -115,7 +114,7 @@ class Network {
     const Workload& workload_;
     NetworkParams params_;
 
-    PacketPool pool_;
+    std::size_t packets_live_ = 0, packets_peak_ = 0;
     std::vector<Link> links_;        // indexed by channel
     std::vector<EgressPort> ports_;  // indexed by channel
     std::vector<Nic> nics_;          // indexed by endpoint

@@ -1,6 +1,7 @@
 #pragma once
-// A packet is a small POD living in a pool and referred to by index; queues link packets
-// through `next`, so moving a packet never copies or allocates.
+// A packet is a 28-byte POD moved by value between per-channel rings (egress queues and links):
+// a port's queued packets sit contiguously, so forwarding streams through memory instead of
+// chasing pointers into a pool, and nothing is allocated once the rings have grown.
 #include <cstdint>
 #include <limits>
 

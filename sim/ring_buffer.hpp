@@ -32,16 +32,16 @@ class RingBuffer {
     void grow() {
         const std::size_t cap = items_.empty() ? 8 : items_.size() * 2;
         std::vector<T> next(cap);
-        for (std::size_t i = 0; i < count_; ++i) next[i] = items_[(head_ + i) & mask_];
+        for (std::uint32_t i = 0; i < count_; ++i) next[i] = items_[(head_ + i) & mask_];
         items_ = std::move(next);
         head_ = 0;
-        mask_ = cap - 1;
+        mask_ = static_cast<std::uint32_t>(cap - 1);
     }
 
     std::vector<T> items_;
-    std::size_t head_ = 0;
-    std::size_t count_ = 0;
-    std::size_t mask_ = 0;
+    std::uint32_t head_ = 0;
+    std::uint32_t count_ = 0;
+    std::uint32_t mask_ = 0;
 };
 
 }  // namespace clustersim

@@ -51,7 +51,7 @@ SimulationResult simulate(const Topology& topology, const ForwardingTables& rout
         r.status = SimulationResult::Status::Stalled;
     r.payload_in_flight =
         r.counters.payload_sent - r.counters.payload_delivered - r.counters.payload_dropped;
-    r.packet_pool_capacity = net.packet_pool_capacity();
+    r.peak_packets = net.peak_packets();
 
     const auto links = net.links();
     const auto ports = net.ports();

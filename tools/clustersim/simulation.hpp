@@ -32,7 +32,7 @@ struct SimulationResult {
     double max_link_util = 0;
     std::uint64_t max_queue_bytes = 0;
     std::uint64_t payload_in_flight = 0;
-    std::size_t packet_pool_capacity = 0;
+    std::size_t peak_packets = 0;  // packets alive at once, at most
 };
 
 /// `layout` is null for bare NICs, else the node model `topology` was expanded with.
