@@ -77,6 +77,7 @@ const HardwareCatalog& HardwareCatalog::builtin() {
             p.pcie_latency_ns = n["pcie_latency_ns"].as<double>();
             p.pcie_efficiency = n["pcie_efficiency"].as<double>();
             p.nvlink_message_overhead_ns = n["nvlink_message_overhead_ns"].as<double>();
+            p.internal_buffer_bytes = n["internal_buffer_bytes"].as<std::uint64_t>();
             if (!c.nics_.count(p.nic))
                 throw std::logic_error("node preset " + p.name + " names unknown NIC");
             c.nodes_[p.name] = p;

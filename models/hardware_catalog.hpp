@@ -45,6 +45,7 @@ struct NodePreset {
     double pcie_latency_ns = 0;
     double pcie_efficiency = 1;
     double nvlink_message_overhead_ns = 0;
+    std::uint64_t internal_buffer_bytes = 0;
 };
 
 struct PriceTable {

@@ -163,6 +163,16 @@ TEST_CASE("MRFT puts NIC i of every node on rail-i leaves under shared spines", 
     const ForwardingTables routes = shortest_path_routes(t.graph);
     CHECK(walk(t, routes, 0, 4).switches == 1);  // same rail, nearby node: one leaf
     CHECK(walk(t, routes, 0, 1).switches == 3);  // another rail: through a spine
+    // 8 uplinks to 4 spines (2 parallel links each), then 2 parallel links down: 8 x 2 paths.
+    CHECK(walk(t, routes, 0, 1).paths == 16);
+    // Full size at radix 64 with 8 rails: 2,048 NICs on 64 rail-aligned leaves, as FT2.
+    TopologyRequest full = request("mrft", 64, 2048);
+    full.planes = 8;
+    const Topology f = build_topology(full);
+    CHECK(f.inventory.switches == 96);
+    CHECK(f.inventory.switch_links == 2048);
+    full.endpoints = 2056;  // 257 nodes need 9 leaves per rail: 72 > 64
+    CHECK_THROWS_AS(build_topology(full), TopologyError);
 }
 
 TEST_CASE("dual-plane and shuffle pods: one hop, every NIC on every plane, pod limits",
@@ -176,6 +186,8 @@ TEST_CASE("dual-plane and shuffle pods: one hop, every NIC on every plane, pod l
     CHECK(t.inventory.endpoint_links == 512);
     CHECK(t.inventory.max_hops == 1);
     for (std::uint32_t s = 0; s < 2; ++s) CHECK(degree(t.graph, s, NodeKind::Endpoint) == 256);
+    d.endpoints = 16;
+    check_all_pairs_reachable(build_topology(d), 1);
     d.endpoints = 257;
     CHECK_THROWS_AS(build_topology(d), TopologyError);
 

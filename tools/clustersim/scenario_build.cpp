@@ -93,7 +93,7 @@ NodeSpec node_spec(const Scenario& s) {
         spec.scale_up_switch_latency = Time::zero();
     }
     spec.nic_latency = Time::from_ns(s.cluster.nic_latency_ns);
-    spec.buffer_bytes = s.network.port_buffer_bytes;
+    spec.buffer_bytes = n.internal_buffer_bytes;
     spec.pxn = s.topology.kind == "mpft" || s.topology.kind == "mrft";
     spec.rdma_message_overhead = Time::from_ns(s.cluster.message_overhead_ns);
     spec.scale_up_message_overhead = Time::from_ns(n.nvlink_message_overhead_ns);
