@@ -78,6 +78,7 @@ const HardwareCatalog& HardwareCatalog::builtin() {
             p.pcie_efficiency = n["pcie_efficiency"].as<double>();
             p.nvlink_message_overhead_ns = n["nvlink_message_overhead_ns"].as<double>();
             p.internal_buffer_bytes = n["internal_buffer_bytes"].as<std::uint64_t>();
+            p.nodes_per_rack = n["nodes_per_rack"].as<std::uint32_t>();
             if (!c.nics_.count(p.nic))
                 throw std::logic_error("node preset " + p.name + " names unknown NIC");
             c.nodes_[p.name] = p;

@@ -46,6 +46,7 @@ struct NodePreset {
     double pcie_efficiency = 1;
     double nvlink_message_overhead_ns = 0;
     std::uint64_t internal_buffer_bytes = 0;
+    std::uint32_t nodes_per_rack = 0;
 };
 
 struct PriceTable {

@@ -298,3 +298,50 @@ TEST_CASE("the largest configurations build in seconds with forwarding state per
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     CHECK(seconds < 60);  // generous: a sanitizer build is much slower; see docs/performance.md
 }
+
+TEST_CASE("rack placement: cables inside a rack are DAC, the rest stay optical, and cost follows",
+          "[topology][cost][cli]") {
+    const auto dir = temp_dir("racks");
+    const auto topo = [&](const std::string& name, const std::string& yaml) {
+        write_text(dir / (name + ".yaml"), yaml);
+        const auto r = run_cli("topo " + (dir / (name + ".yaml")).string() + " --json");
+        INFO(r.err);
+        REQUIRE(r.exit_code == 0);
+        return Json::parse(r.out);
+    };
+    const std::string prices =
+        "cost: {switch_usd: 10000, cables: {endpoint-dac: 100, endpoint-aoc: 1000, "
+        "switch-optics: 2000, switch-dac: 300}, rack_endpoints: ";
+
+    // FT2 of 64-port leaves: each leaf serves 32 consecutive NICs, i.e. one rack of 32.
+    const Json tor = topo("ft2-32", "topology: {kind: ft2}\n" + prices + "32}\n");
+    CHECK(tor["top_of_rack_switches"] == 64);
+    CHECK(tor["cables"]["endpoint-dac"] == 2048);
+    CHECK_FALSE(tor["cables"].contains("endpoint-aoc"));
+    CHECK(tor["cables"]["switch-optics"] == 2048);
+    CHECK(tor["transceivers"] == 4096);
+    CHECK(tor["cost_usd"].get<double>() == Approx(96 * 10000.0 + 2048 * 100.0 + 2048 * 2000.0));
+
+    // Racks of 16: every leaf spans two racks, sits in a network rack, all cables optical.
+    const Json split = topo("ft2-16", "topology: {kind: ft2}\n" + prices + "16}\n");
+    CHECK(split["top_of_rack_switches"] == 0);
+    CHECK(split["cables"]["endpoint-aoc"] == 2048);
+    CHECK_FALSE(split["cables"].contains("endpoint-dac"));
+
+    // MPFT: a plane's leaf serves NIC p of 32 nodes, 8 racks: no top-of-rack switch.
+    const Json mpft = topo("mpft", "topology: {kind: mpft, endpoints: 2048}\n" + prices + "32}\n");
+    CHECK(mpft["top_of_rack_switches"] == 0);
+    CHECK(mpft["cables"]["endpoint-aoc"] == 2048);
+
+    // One rack holding every endpoint of a Slim Fly: every switch link is copper, no optics.
+    const Json sf =
+        topo("sf", "topology: {kind: slimfly, q: 5, switch_radix: 12}\n" + prices + "100000}\n");
+    CHECK(sf["top_of_rack_switches"] == sf["switches"]);
+    CHECK(sf["cables"]["switch-dac"] == sf["links"]);
+    CHECK(sf["transceivers"] == 0);
+
+    // 0 places nothing: Table 3's all-optical inventory.
+    const Json none = topo("none", "topology: {kind: ft2}\n" + prices + "0}\n");
+    CHECK(none["cables"]["endpoint-aoc"] == 2048);
+    CHECK(none["endpoints_per_rack"] == 0);
+}

@@ -47,16 +47,18 @@ struct Inventory {
     std::uint32_t endpoints = 0;
     std::uint32_t switches = 0;
     std::vector<TierCount> tiers;
-    std::uint64_t switch_links = 0;    // switch-to-switch cables
-    std::uint64_t endpoint_links = 0;  // endpoint-to-switch cables
-    std::uint32_t max_hops = 0;        // switches crossed on the longest minimal path
-    std::uint32_t max_endpoints = 0;   // the most this construction supports at this radix
-    double bisection_gbps = 0;         // total rate across the worst even split of endpoints
-    bool bisection_exact = true;       // false: a bound, not a closed form
-    std::vector<CableCount> cables;    // every cable by kind (endpoint and switch links)
-    std::uint64_t transceivers = 0;    // optical modules at cable ends
-    bool constructible = true;         // false: counts from a formula, no graph exists
-    std::string note;                  // e.g. why a size is not constructible
+    std::uint64_t switch_links = 0;          // switch-to-switch cables
+    std::uint64_t endpoint_links = 0;        // endpoint-to-switch cables
+    std::uint32_t max_hops = 0;              // switches crossed on the longest minimal path
+    std::uint32_t max_endpoints = 0;         // the most this construction supports at this radix
+    double bisection_gbps = 0;               // total rate across the worst even split of endpoints
+    bool bisection_exact = true;             // false: a bound, not a closed form
+    std::vector<CableCount> cables;          // every cable by kind (endpoint and switch links)
+    std::uint64_t transceivers = 0;          // optical modules at cable ends
+    std::uint32_t endpoints_per_rack = 0;    // 0: no rack placement, every cable optical
+    std::uint32_t top_of_rack_switches = 0;  // switches whose endpoints all share one rack
+    bool constructible = true;               // false: counts from a formula, no graph exists
+    std::string note;                        // e.g. why a size is not constructible
 };
 
 struct Topology {

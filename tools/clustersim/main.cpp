@@ -65,6 +65,11 @@ int cmd_topo(const CommonOptions& o) {
     fmt::print("  bisection               {:.0f} Gb/s ({})\n", t.inventory.bisection_gbps,
                t.inventory.bisection_exact ? "exact" : "bound");
     for (const auto& c : t.inventory.cables) fmt::print("  cables {:<26}{}\n", c.kind, c.count);
+    if (t.inventory.endpoints_per_rack > 0)
+        fmt::print("  racks                   {} endpoints each, {} top-of-rack switches\n",
+                   t.inventory.endpoints_per_rack, t.inventory.top_of_rack_switches);
+    else
+        fmt::print("  racks                   not placed (every cable optical)\n");
     fmt::print("  cost                    ${:.2f} M  (${:.0f} per endpoint)\n",
                cost.total_usd / 1e6, cost.per_endpoint_usd);
     if (!t.inventory.constructible) fmt::print("  not constructible: {}\n", t.inventory.note);

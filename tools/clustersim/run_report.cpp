@@ -77,6 +77,8 @@ Json inventory_json(const Scenario& s, const Topology& t, const CostBreakdown& c
     for (const auto& c : inv.cables) cables[c.kind] = c.count;
     j["cables"] = cables;
     j["transceivers"] = inv.transceivers;
+    j["endpoints_per_rack"] = inv.endpoints_per_rack;
+    j["top_of_rack_switches"] = inv.top_of_rack_switches;
     Json cost_parts = Json::object();
     cost_parts["switches_usd"] = cost.switches_usd;
     for (const auto& [kind, usd] : cost.cables_usd) cost_parts[kind + "_usd"] = usd;

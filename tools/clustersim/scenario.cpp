@@ -91,9 +91,12 @@ const std::vector<KeySpec>& schema() {
         number("cluster.message_overhead_ns", 0, 1e9, "link-layer preset", "per-message sender overhead for RDMA"),
         section("cost"),
         number("cost.switch_usd", 0, 1e9, "models/data/prices.yaml", "price of one switch"),
+        integer("cost.rack_endpoints", 0, 1e9, "nodes_per_rack x NICs of the node preset (32 for h800)", "NIC ports per rack; cables inside a rack are DAC (0: every cable optical)"),
         section("cost.cables"),
         number("cost.cables.endpoint-aoc", 0, 1e9, "prices.yaml", "NIC-to-leaf cable with its optics"),
         number("cost.cables.switch-optics", 0, 1e9, "prices.yaml", "switch-to-switch link: two transceivers and fibre"),
+        number("cost.cables.endpoint-dac", 0, 1e9, "prices.yaml", "NIC to its top-of-rack switch, copper"),
+        number("cost.cables.switch-dac", 0, 1e9, "prices.yaml", "two switches in one rack, copper"),
         number("cost.cables.endpoint-breakout-2x200g", 0, 1e9, "prices.yaml", "dual-plane NIC module with 1:2 breakout"),
         number("cost.cables.endpoint-shuffle-lanes", 0, 1e9, "prices.yaml", "shuffle NIC module and fibre through the box"),
         section("network"),
@@ -482,6 +485,8 @@ class Loader {
             "cost.switch_usd", price == catalog.prices().switch_usd.end() ? -1.0 : price->second);
         s.cost.cable_usd = catalog.prices().cable_usd;
         for (auto& [kind, usd] : s.cost.cable_usd) usd = number_or("cost.cables." + kind, usd);
+        s.cost.rack_endpoints = static_cast<std::uint32_t>(
+            number_or("cost.rack_endpoints", node->nodes_per_rack * node->nics));
 
         auto& n = s.network;
         n.link_rate_gbps =

@@ -49,6 +49,7 @@ struct Scenario {
     struct Cost {
         double switch_usd = -1;  // < 0: no price known for the switch preset
         std::map<std::string, double> cable_usd;
+        std::uint32_t rack_endpoints = 0;  // 0: no rack placement (every cable optical)
     } cost;
 
     struct Network {

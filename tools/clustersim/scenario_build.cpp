@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "topologies/rack_placement.hpp"
 #include "topologies/shortest_path_routes.hpp"
 
 #include "traffic/connection_matrix.hpp"
@@ -54,7 +55,9 @@ Topology build_topology(const Scenario& s, std::uint32_t endpoints_if_unset) {
     r.dragonfly_h = s.topology.global_links;
     r.dragonfly_g = s.topology.groups;
     try {
-        return clustersim::build_topology(r);
+        Topology t = clustersim::build_topology(r);
+        place_topology_in_racks(t, s.cost.rack_endpoints);
+        return t;
     } catch (const TopologyError& e) {
         throw s.error_at(e.key(), e.what());
     }
