@@ -2,6 +2,7 @@
 // An output port: a FIFO of packets per virtual lane, a transmitter that is busy until a known
 // time, and the credits it holds per lane for the buffer at the far end (InfiniBand-style
 // lossless flow control; lanes keep low-diameter topologies free of credit deadlock).
+// Fields touched per packet come first, so a forwarding step reads one or two cache lines.
 #include <array>
 #include <cstdint>
 
@@ -20,19 +21,23 @@ struct CreditReturn {
 };
 
 struct EgressPort {
-    std::array<RingBuffer<Packet>, kMaxVirtualLanes> queues;  // one FIFO per virtual lane
-    std::uint64_t queued_bytes = 0;                           // over all lanes
+    Time busy_until;                 // transmitter free from this time
+    Time wake_at = Time::never();    // the one pending wake-up event, if any
+    std::uint64_t queued_bytes = 0;  // over all lanes
     std::uint32_t queued_packets = 0;
-    std::uint32_t next_vl = 0;     // round-robin among lanes
-    Time busy_until;               // transmitter free from this time
-    Time wake_at = Time::never();  // the one pending wake-up event, if any
-    std::array<std::int64_t, kMaxVirtualLanes> credits_bytes{};
+    std::uint8_t next_vl = 0;       // round-robin among lanes
     bool unlimited_credits = true;  // lossy mode, or a receiver that always sinks (a host)
     bool waiting_for_credit = false;
+    Time credit_delay;                   // a credit's trip back over this port's link
+    RingBuffer<Packet> queue;            // lane 0: the only lane in fat trees
     RingBuffer<CreditReturn> returning;  // credits on their way back, in time order
-    std::uint64_t buffer_bytes = 0;      // tail-drop limit in lossy mode
+    std::array<std::int64_t, kMaxVirtualLanes> credits_bytes{};
+    std::array<RingBuffer<Packet>, kMaxVirtualLanes - 1> upper_queues;  // lanes 1..
+    std::uint64_t buffer_bytes = 0;  // tail-drop limit in lossy mode
     std::uint64_t max_queue_bytes = 0;
     std::uint64_t drops = 0;
+
+    RingBuffer<Packet>& lane(std::uint32_t vl) { return vl == 0 ? queue : upper_queues[vl - 1]; }
 };
 
 }  // namespace clustersim

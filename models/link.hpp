@@ -16,15 +16,15 @@ struct InFlight {
 };
 
 struct Link {
+    RingBuffer<InFlight> in_flight;
     SerialisationClock clock;
-    DataRate rate;
-    Time propagation;
     Time arrival_delay;  // propagation plus the forwarding latency of the receiving switch
     NodeRef to;
     bool fabric_hop = false;  // fabric switch to fabric switch: the hops virtual lanes count
-    RingBuffer<InFlight> in_flight;
     std::uint64_t bytes_carried = 0;  // wire bytes, headers included
     std::uint64_t packets_carried = 0;
+    DataRate rate;
+    Time propagation;
 };
 
 }  // namespace clustersim

@@ -32,6 +32,7 @@ Network::Network(Simulator& sim, const PortGraph& graph, const ForwardingTables&
         l.to = ch.to;
         l.arrival_delay = ch.propagation;
         EgressPort& p = ports_[c];
+        p.credit_delay = ch.propagation;
         if (ch.to.kind == NodeKind::Switch) {
             const SwitchInfo& sw = graph.switches()[ch.to.index];
             l.arrival_delay = ch.propagation + sw.latency;
@@ -189,7 +190,7 @@ void Network::service_port(std::uint32_t ch) {
         const std::uint32_t lanes = params_.virtual_lanes;
         for (std::uint32_t i = 0, v = port.next_vl; i < lanes;
              ++i, v = v + 1 == lanes ? 0 : v + 1) {
-            const RingBuffer<Packet>& q = port.queues[v];
+            const RingBuffer<Packet>& q = port.lane(v);
             if (q.empty()) continue;
             const std::uint32_t w = q.front().wire_bytes;
             if (port.unlimited_credits || port.credits_bytes[v] >= static_cast<std::int64_t>(w)) {
@@ -213,15 +214,15 @@ void Network::service_port(std::uint32_t ch) {
     if (from_nic) {
         p = nic_make_packet(*nic, tx_end);
     } else {
-        p = port.queues[vl].pop_front();
+        p = port.lane(vl).pop_front();
         port.queued_bytes -= wire;
         --port.queued_packets;
-        port.next_vl = vl + 1 == params_.virtual_lanes ? 0 : vl + 1;
+        port.next_vl = static_cast<std::uint8_t>(vl + 1 == params_.virtual_lanes ? 0 : vl + 1);
     }
     if (p.credit_channel != kNone) {
         // The packet leaves this switch's buffer: its space is credited back upstream.
         EgressPort& up = ports_[p.credit_channel];
-        const Time at = now + links_[p.credit_channel].propagation;
+        const Time at = now + up.credit_delay;
         up.returning.push_back(CreditReturn{at, p.wire_bytes, p.credit_vl});
         if (up.waiting_for_credit) arm(p.credit_channel, at);
     }
@@ -386,7 +387,7 @@ void Network::switch_receive(std::uint32_t sw, Packet& p) {
     const std::uint32_t vl = links_[out].fabric_hop
                                  ? std::min<std::uint32_t>(p.fabric_hops, params_.virtual_lanes - 1)
                                  : 0;
-    port.queues[vl].push_back(p);
+    port.lane(vl).push_back(p);
     port.queued_bytes += p.wire_bytes;
     ++port.queued_packets;
     port.max_queue_bytes = std::max(port.max_queue_bytes, port.queued_bytes);

@@ -16,10 +16,9 @@ struct Packet {
     std::uint32_t wire_bytes = 0;     // payload + per-packet headers: what occupies links/buffers
     std::uint32_t entropy = 0;        // flow hash input (header fields), constant per flow
     std::uint32_t credit_channel = kNone;  // upstream channel whose credits this packet holds
-    std::uint32_t next = kNone;            // intrusive FIFO link
-    std::uint8_t vl = 0;           // virtual lane in the buffer it is queued for / travelling to
-    std::uint8_t credit_vl = 0;    // lane of the upstream credits it holds
-    std::uint8_t fabric_hops = 0;  // switch-to-switch hops taken: the next such hop's lane
+    std::uint8_t credit_vl = 0;            // lane of the upstream credits it holds
+    std::uint8_t fabric_hops = 0;          // switch-to-switch hops taken: the next such hop's lane
 };
+static_assert(sizeof(Packet) == 28);
 
 }  // namespace clustersim

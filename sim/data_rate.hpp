@@ -37,7 +37,10 @@ class SerialisationClock {
         if (rate.bps() <= 0) return;
         const uint128 numerator = static_cast<uint128>(8'000'000'000'000ULL) << kFractionBits;
         const auto bps = static_cast<uint128>(rate.bps());
-        fixed_ps_per_byte_ = (numerator + bps - 1) / bps;
+        // Fits 64 bits for any rate above ~2 kb/s; slower rates saturate (a link that never
+        // finishes a packet, which the loader's range checks already exclude).
+        const uint128 fixed = (numerator + bps - 1) / bps;
+        fixed_ps_per_byte_ = fixed > UINT64_MAX ? UINT64_MAX : static_cast<std::uint64_t>(fixed);
     }
     constexpr Time time_for(std::uint64_t bytes) const {
         const uint128 scaled = static_cast<uint128>(bytes) * fixed_ps_per_byte_;
@@ -47,7 +50,7 @@ class SerialisationClock {
   private:
     static constexpr unsigned kFractionBits = 32;
     static constexpr uint128 kRoundUp = (static_cast<uint128>(1) << kFractionBits) - 1;
-    uint128 fixed_ps_per_byte_ = 0;
+    std::uint64_t fixed_ps_per_byte_ = 0;  // 32.32 fixed point: 8 bytes keeps the link record small
 };
 
 }  // namespace clustersim

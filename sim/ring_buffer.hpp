@@ -1,9 +1,10 @@
 #pragma once
 // A FIFO over a power-of-two array that only grows (during warm-up), then reuses its storage:
-// used for in-flight packets on a link and for credits travelling back to a sender.
+// used for queued and in-flight packets and for credits travelling back to a sender. The
+// header is 16 bytes so that the records holding several of them stay within few cache lines.
 #include <cstddef>
 #include <cstdint>
-#include <vector>
+#include <memory>
 
 namespace clustersim {
 
@@ -17,7 +18,7 @@ class RingBuffer {
     const T& back() const { return items_[(head_ + count_ - 1) & mask_]; }
 
     void push_back(const T& v) {
-        if (count_ == items_.size()) grow();
+        if (!items_ || count_ == mask_ + 1) grow();
         items_[(head_ + count_) & mask_] = v;
         ++count_;
     }
@@ -30,15 +31,15 @@ class RingBuffer {
 
   private:
     void grow() {
-        const std::size_t cap = items_.empty() ? 8 : items_.size() * 2;
-        std::vector<T> next(cap);
+        const std::uint32_t cap = items_ ? (mask_ + 1) * 2 : 8;
+        auto next = std::make_unique_for_overwrite<T[]>(cap);
         for (std::uint32_t i = 0; i < count_; ++i) next[i] = items_[(head_ + i) & mask_];
         items_ = std::move(next);
         head_ = 0;
-        mask_ = static_cast<std::uint32_t>(cap - 1);
+        mask_ = cap - 1;
     }
 
-    std::vector<T> items_;
+    std::unique_ptr<T[]> items_;
     std::uint32_t head_ = 0;
     std::uint32_t count_ = 0;
     std::uint32_t mask_ = 0;
