@@ -1,6 +1,7 @@
 #pragma once
 // A unidirectional link: fixed rate and delay, packets in flight held in arrival order, and at
-// most one pending event (the arrival of the head packet).
+// most one pending event (the arrival of the head packet). One cache line; rate and delay as
+// configured live in the port graph's channel.
 #include <cstdint>
 
 #include "models/packet.hpp"
@@ -14,17 +15,16 @@ struct InFlight {
     Time arrival;
     Packet packet;
 };
+static_assert(sizeof(InFlight) == 32, "two in-flight records per cache line, never split");
 
-struct Link {
+struct alignas(64) Link {
     RingBuffer<InFlight> in_flight;
     SerialisationClock clock;
     Time arrival_delay;  // propagation plus the forwarding latency of the receiving switch
     NodeRef to;
     bool fabric_hop = false;  // fabric switch to fabric switch: the hops virtual lanes count
     std::uint64_t bytes_carried = 0;  // wire bytes, headers included
-    std::uint64_t packets_carried = 0;
-    DataRate rate;
-    Time propagation;
 };
+static_assert(sizeof(Link) == 64);
 
 }  // namespace clustersim

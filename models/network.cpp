@@ -26,9 +26,7 @@ Network::Network(Simulator& sim, const PortGraph& graph, const ForwardingTables&
     for (std::uint32_t c = 0; c < channels.size(); ++c) {
         const Channel& ch = channels[c];
         Link& l = links_[c];
-        l.rate = ch.rate;
         l.clock = SerialisationClock(ch.rate);
-        l.propagation = ch.propagation;
         l.to = ch.to;
         l.arrival_delay = ch.propagation;
         EgressPort& p = ports_[c];
@@ -144,7 +142,6 @@ Packet Network::nic_make_packet(Nic& nic, Time tx_end) {
     p.message = m;
     p.dst = spec.dst;
     p.payload_bytes = payload;
-    p.wire_bytes = payload + params_.header_bytes;
     p.entropy = entropy_[m];
     if (st.bytes_segmented == 0) st.first_sent = sim_.now();
     st.bytes_segmented += payload;
@@ -185,14 +182,14 @@ void Network::service_port(std::uint32_t ch) {
         if (!port.unlimited_credits && port.credits_bytes[0] < static_cast<std::int64_t>(wire))
             wire = 0;
     } else {
-        if (port.queued_packets == 0) return;
+        if (port.queued_bytes == 0) return;
         // Lanes in turn, skipping those without a packet or without credit for it.
         const std::uint32_t lanes = params_.virtual_lanes;
         for (std::uint32_t i = 0, v = port.next_vl; i < lanes;
              ++i, v = v + 1 == lanes ? 0 : v + 1) {
             const RingBuffer<Packet>& q = port.lane(v);
             if (q.empty()) continue;
-            const std::uint32_t w = q.front().wire_bytes;
+            const std::uint32_t w = q.front().payload_bytes + params_.header_bytes;
             if (port.unlimited_credits || port.credits_bytes[v] >= static_cast<std::int64_t>(w)) {
                 wire = w;
                 vl = v;
@@ -216,25 +213,23 @@ void Network::service_port(std::uint32_t ch) {
     } else {
         p = port.lane(vl).pop_front();
         port.queued_bytes -= wire;
-        --port.queued_packets;
         port.next_vl = static_cast<std::uint8_t>(vl + 1 == params_.virtual_lanes ? 0 : vl + 1);
     }
     if (p.credit_channel != kNone) {
         // The packet leaves this switch's buffer: its space is credited back upstream.
         EgressPort& up = ports_[p.credit_channel];
         const Time at = now + up.credit_delay;
-        up.returning.push_back(CreditReturn{at, p.wire_bytes, p.credit_vl});
+        up.returning.push_back(CreditReturn{at, wire, p.credit_vl});
         if (up.waiting_for_credit) arm(p.credit_channel, at);
     }
     p.credit_channel = port.unlimited_credits ? kNone : ch;
     p.credit_vl = static_cast<std::uint8_t>(vl);
     if (link.fabric_hop) ++p.fabric_hops;
     link.bytes_carried += wire;
-    ++link.packets_carried;
     const bool was_idle = link.in_flight.empty();
     link.in_flight.push_back(InFlight{tx_end + link.arrival_delay, p});
     if (was_idle) sim_.schedule(tx_end + link.arrival_delay, ch, kLinkArrival);
-    const bool more = from_nic ? !nic->active.empty() : port.queued_packets > 0;
+    const bool more = from_nic ? !nic->active.empty() : port.queued_bytes > 0;
     if (more) arm(ch, tx_end);
 }
 
@@ -375,7 +370,7 @@ void Network::switch_receive(std::uint32_t sw, Packet& p) {
     const std::uint32_t out = route(sw, p);
     EgressPort& port = ports_[out];
     if (params_.flow_control == FlowControl::Lossy &&
-        port.queued_bytes + p.wire_bytes > port.buffer_bytes) {
+        port.queued_bytes + p.payload_bytes + params_.header_bytes > port.buffer_bytes) {
         ++port.drops;
         ++counters_.packets_dropped;
         counters_.payload_dropped += p.payload_bytes;
@@ -388,8 +383,7 @@ void Network::switch_receive(std::uint32_t sw, Packet& p) {
                                  ? std::min<std::uint32_t>(p.fabric_hops, params_.virtual_lanes - 1)
                                  : 0;
     port.lane(vl).push_back(p);
-    port.queued_bytes += p.wire_bytes;
-    ++port.queued_packets;
+    port.queued_bytes += p.payload_bytes + params_.header_bytes;
     port.max_queue_bytes = std::max(port.max_queue_bytes, port.queued_bytes);
     if (port.wake_at == Time::never()) service_port(out);
 }

@@ -59,7 +59,8 @@ SimulationResult simulate(const Topology& topology, const ForwardingTables& rout
     const double duration_s = r.end_time.seconds();
     for (std::size_t c = 0; c < links.size(); ++c) {
         r.channels[c].bytes = links[c].bytes_carried;
-        const double cap = static_cast<double>(links[c].rate.bps()) * duration_s;
+        const double cap =
+            static_cast<double>(topology.graph.channels()[c].rate.bps()) * duration_s;
         r.channels[c].utilisation =
             cap > 0 ? static_cast<double>(links[c].bytes_carried) * 8.0 / cap : 0.0;
         r.max_link_util = std::max(r.max_link_util, r.channels[c].utilisation);
