@@ -2,8 +2,8 @@
 // Next-hop candidates keyed by (switch, destination edge switch), never by destination host:
 // identical candidate sets are stored once, so tables stay small at tens of thousands of hosts.
 #include <cstdint>
-#include <map>
 #include <span>
+#include <unordered_map>
 #include <vector>
 
 #include "models/packet.hpp"
@@ -33,6 +33,9 @@ class ForwardingTables {
         if (g == kNone) return {};
         return {pool_.data() + group_start_[g], group_start_[g + 1] - group_start_[g]};
     }
+    std::span<const std::uint32_t> group(std::uint32_t g) const {
+        return {pool_.data() + group_start_[g], group_start_[g + 1] - group_start_[g]};
+    }
     std::size_t group_count() const { return group_start_.empty() ? 0 : group_start_.size() - 1; }
     std::size_t memory_bytes() const {
         return (group_of_.size() + edge_of_switch_.size()) * sizeof(std::uint32_t) +
@@ -45,7 +48,7 @@ class ForwardingTables {
     std::vector<std::uint32_t> edge_of_switch_;
     std::vector<std::uint32_t> pool_;
     std::vector<std::uint32_t> group_start_;
-    std::map<std::vector<std::uint32_t>, std::uint32_t> index_;  // build time only
+    std::unordered_multimap<std::uint64_t, std::uint32_t> index_;  // set hash -> id; build only
 };
 
 }  // namespace clustersim

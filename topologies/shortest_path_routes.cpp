@@ -4,6 +4,7 @@
 #include <boost/graph/breadth_first_search.hpp>
 #include <boost/graph/visitors.hpp>
 
+#include <algorithm>
 #include <limits>
 #include <vector>
 
@@ -45,6 +46,9 @@ ForwardingTables shortest_path_routes(const PortGraph& graph) {
     constexpr auto kFar = std::numeric_limits<std::uint32_t>::max();
     std::vector<std::uint32_t> dist(n);
     std::vector<std::uint32_t> candidates;
+    // Most switches send most destinations the same way (a fat tree's up-set): reuse the set
+    // this switch used last before hashing it.
+    std::vector<std::uint32_t> last_group(n, kNone);
     for (std::uint32_t d = 0; d < edges.size(); ++d) {
         std::fill(dist.begin(), dist.end(), kFar);
         dist[edges[d]] = 0;
@@ -61,7 +65,10 @@ ForwardingTables shortest_path_routes(const PortGraph& graph) {
                 if (to.kind == NodeKind::Switch && dist[to.index] + 1 == dist[s])
                     candidates.push_back(c);
             }
-            tables.set(s, d, tables.intern(candidates));
+            std::uint32_t& g = last_group[s];
+            if (g == kNone || !std::ranges::equal(tables.group(g), candidates))
+                g = tables.intern(candidates);
+            tables.set(s, d, g);
         }
     }
     return tables;
