@@ -81,3 +81,54 @@ TEST_CASE("random streams are reproducible per seed and name, and independent ac
     RandomStream r(3, "range");
     for (int i = 0; i < 1000; ++i) CHECK(r.below(7) < 7);
 }
+
+TEST_CASE("event queue keeps exact order across calendar wrap-around, far jumps and ties",
+          "[sim]") {
+    // Small calendar (16 buckets of 1 ns) so that far events, jumps over idle time and
+    // wrap-around all happen; times mix near, far and identical values.
+    EventQueue q(10, 16);
+    std::priority_queue<Event, std::vector<Event>,
+                        decltype([](const Event& a, const Event& b) { return b < a; })>
+        ref;
+    RandomStream rng(11, "calendar");
+    std::uint64_t seq = 0;
+    const auto gap = [&]() -> std::int64_t {
+        switch (rng.below(4)) {
+            case 0:
+                return 0;  // ties at the current time
+            case 1:
+                return static_cast<std::int64_t>(rng.below(2'000));
+            case 2:
+                return static_cast<std::int64_t>(rng.below(40'000));
+            default:
+                return static_cast<std::int64_t>(rng.below(5'000'000));  // far
+        }
+    };
+    Time now;
+    for (int round = 0; round < 3; ++round) {
+        for (int i = 0; i < 500; ++i) {
+            const Event e{now + Time::from_ps(gap()), seq++, 0, 0};
+            q.push(e);
+            ref.push(e);
+        }
+        for (int i = 0; i < 30000; ++i) {
+            REQUIRE(q.size() == ref.size());
+            REQUIRE(q.top().sequence == ref.top().sequence);
+            const Event popped = q.pop();
+            REQUIRE(popped.sequence == ref.top().sequence);
+            ref.pop();
+            now = popped.time;
+            if (i % 7 != 0 && i < 25000) {  // mostly hold, sometimes shrink
+                const Event e{now + Time::from_ps(gap()), seq++, 0, 0};
+                q.push(e);
+                ref.push(e);
+            }
+            if (ref.empty()) break;
+        }
+        while (!ref.empty()) {  // drain completely, then refill from an empty queue
+            REQUIRE(q.pop().sequence == ref.top().sequence);
+            ref.pop();
+        }
+        REQUIRE(q.empty());
+    }
+}
