@@ -29,19 +29,23 @@ Network::Network(Simulator& sim, const PortGraph& graph, const ForwardingTables&
         l.clock = SerialisationClock(ch.rate);
         l.to = ch.to;
         l.arrival_delay = ch.propagation;
+        l.fabric_hop = ch.from.kind == NodeKind::Switch && ch.to.kind == NodeKind::Switch &&
+                       (!layout || (layout->role[ch.from.index] == SwitchRole::Fabric &&
+                                    layout->role[ch.to.index] == SwitchRole::Fabric));
         EgressPort& p = ports_[c];
         p.credit_delay = ch.propagation;
         if (ch.to.kind == NodeKind::Switch) {
             const SwitchInfo& sw = graph.switches()[ch.to.index];
             l.arrival_delay = ch.propagation + sw.latency;
             p.unlimited_credits = !lossless;
-            // The input buffer is split evenly among the virtual lanes.
-            p.credits_bytes.fill(
-                static_cast<std::int64_t>(sw.port_buffer_bytes / params_.virtual_lanes));
+            // A switch-to-switch hop splits the input buffer evenly among the virtual lanes;
+            // every other hop uses lane 0 only, which gets it all.
+            if (l.fabric_hop)
+                p.credits_bytes.fill(
+                    static_cast<std::int64_t>(sw.port_buffer_bytes / params_.virtual_lanes));
+            else
+                p.credits_bytes[0] = static_cast<std::int64_t>(sw.port_buffer_bytes);
         }
-        l.fabric_hop = ch.from.kind == NodeKind::Switch && ch.to.kind == NodeKind::Switch &&
-                       (!layout || (layout->role[ch.from.index] == SwitchRole::Fabric &&
-                                    layout->role[ch.to.index] == SwitchRole::Fabric));
         if (ch.from.kind == NodeKind::Switch) {
             p.buffer_bytes = graph.switches()[ch.from.index].port_buffer_bytes;
         } else {

@@ -38,9 +38,11 @@ class EventQueue {
             cursor_ = slot(e.time.ps());
         }
         const std::int64_t t = e.time.ps();
-        if (t < start_ps_ + width())  // the current bucket (or, never in practice, the past)
+        const std::uint64_t ahead = offset(t);
+        if (t < start_ps_ ||
+            ahead < width())  // the current bucket (or, never in practice, the past)
             four_ary_heap::push(current_, e);
-        else if (t < horizon_end())
+        else if (ahead < span())
             append(slot(t), e);
         else
             four_ary_heap::push(far_, e);
@@ -63,7 +65,7 @@ class EventQueue {
         current_.clear();
         far_.clear();
         for (std::size_t b = 0; b < bucket_chunk_.size(); ++b) release(b);
-        size_ = 0;
+        size_ = in_calendar_ = 0;
     }
 
   private:
@@ -78,9 +80,12 @@ class EventQueue {
     std::size_t slot(std::int64_t ps) const {
         return static_cast<std::size_t>(ps >> shift_) & mask_;
     }
-    std::int64_t width() const { return std::int64_t{1} << shift_; }
-    std::int64_t horizon_end() const {
-        return start_ps_ + static_cast<std::int64_t>(bucket_chunk_.size()) * width();
+    std::uint64_t width() const { return std::uint64_t{1} << shift_; }
+    std::uint64_t span() const { return bucket_chunk_.size() << shift_; }
+    // How far t lies after the current bucket's start, exact for any t >= start (unsigned, so
+    // that times near the end of the int64 range cannot overflow).
+    std::uint64_t offset(std::int64_t t) const {
+        return static_cast<std::uint64_t>(t) - static_cast<std::uint64_t>(start_ps_);
     }
 
     void append(std::size_t b, const Event& e) {
@@ -135,11 +140,10 @@ class EventQueue {
             cursor_ = slot(t);
         } else {
             const std::size_t next = next_occupied();
-            start_ps_ += static_cast<std::int64_t>((next - cursor_) & mask_) * width();
+            start_ps_ += static_cast<std::int64_t>(((next - cursor_) & mask_) * width());
             cursor_ = next;
         }
-        const std::int64_t end = horizon_end();
-        while (!far_.empty() && far_.front().time.ps() < end) {
+        while (!far_.empty() && offset(far_.front().time.ps()) < span()) {
             const Event e = four_ary_heap::pop(far_);
             append(slot(e.time.ps()), e);
         }

@@ -1,7 +1,8 @@
 #pragma once
 // A FIFO over a power-of-two array that only grows (during warm-up), then reuses its storage:
 // used for queued and in-flight packets and for credits travelling back to a sender. The
-// header is 16 bytes so that the records holding several of them stay within few cache lines.
+// header is 24 bytes (a pointer and three 32-bit counters) so that the port and link records
+// holding several of them fit in one or two cache lines.
 #include <cstddef>
 #include <cstdint>
 #include <memory>

@@ -65,6 +65,10 @@ TEST_CASE("an out-of-range value names the range", "[cli][input]") {
                      "range");
     expect_bad_input({kGood, "--set topology.endpoints=100", "--set: topology.endpoints", "exceed"},
                      "limit");
+    // A packet larger than the node's internal buffers could never leave the GPU.
+    expect_bad_input({kGood + "network: {mtu_bytes: 262144, port_buffer_bytes: 4MiB}\n", "",
+                      "s.yaml:3:22: network.mtu_bytes", "does not fit the h800 node's internal"},
+                     "node-buffer");
 }
 
 TEST_CASE("an unknown --set path is bad input", "[cli][input]") {

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <limits>
 #include <queue>
 
 #include "sim/event_queue.hpp"
@@ -131,4 +132,30 @@ TEST_CASE("event queue keeps exact order across calendar wrap-around, far jumps 
         }
         REQUIRE(q.empty());
     }
+}
+
+TEST_CASE("event queue orders negative times first and survives times near the end of int64",
+          "[sim]") {
+    EventQueue q;
+    std::uint64_t seq = 0;
+    const std::int64_t late = std::numeric_limits<std::int64_t>::max() - 1000;
+    for (std::int64_t t : {std::int64_t{0}, std::int64_t{-1}, late, std::int64_t{5000}, late - 1,
+                           std::numeric_limits<std::int64_t>::max()})
+        q.push(Event{Time::from_ps(t), seq++, 0, 0});
+    std::vector<std::int64_t> order;
+    while (!q.empty()) order.push_back(q.pop().time.ps());
+    CHECK(order == std::vector<std::int64_t>{-1, 0, 5000, late - 1, late,
+                                             std::numeric_limits<std::int64_t>::max()});
+
+    // clear() forgets everything: the queue works as new afterwards.
+    q.push(Event{Time::from_ps(0), seq++, 0, 0});
+    q.push(Event{Time::from_ps(5000), seq++, 0, 0});
+    q.clear();
+    CHECK(q.empty());
+    q.push(Event{Time::from_ps(0), seq++, 0, 0});
+    q.push(Event{Time::from_ps(10'000'000), seq++, 0, 0});
+    CHECK(q.pop().time.ps() == 0);
+    REQUIRE(q.size() == 1);
+    CHECK(q.top().time.ps() == 10'000'000);
+    CHECK(q.pop().time.ps() == 10'000'000);
 }

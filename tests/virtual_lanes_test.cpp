@@ -62,3 +62,21 @@ TEST_CASE("lanes change nothing on a fat tree, whose up/down routes have no cred
     // Switch-to-switch hops use lanes 0 and 1 with half the buffer each; still no deadlock.
     CHECK(heavy_all_to_all(r, 2).status == SimulationResult::Status::Completed);
 }
+
+TEST_CASE("lanes split only switch-to-switch buffers: node-internal hops keep the whole buffer",
+          "[physics][lanes][cli]") {
+    // 64 KiB packets on three lanes: a third of a node's 128 KiB staging buffer would hold none,
+    // so a split there would stall every GPU; the lanes exist only between fabric switches.
+    const auto dir = temp_dir("lanes-node");
+    write_text(dir / "s.yaml",
+               "topology: {kind: dragonfly, switch_radix: 8, group_switches: 4, "
+               "endpoints_per_switch: 2, global_links: 2, groups: 9}\n"
+               "cluster: {node: h800}\n"
+               "network: {mtu_bytes: 65536, port_buffer_bytes: 256KiB}\n"
+               "workload: {kind: alltoall, message_bytes: 64KiB}\n");
+    const auto r = run_cli("run " + (dir / "s.yaml").string() + " --json --out " +
+                           (dir / "out").string());
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out.find("\"status\": \"completed\"") != std::string::npos);
+}

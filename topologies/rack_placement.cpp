@@ -73,6 +73,7 @@ void apply_rack_cabling(Inventory& inv, const RackCabling& racks) {
 }
 
 void place_topology_in_racks(Topology& t, std::uint32_t endpoints_per_rack) {
+    if (!t.inventory.constructible) return;  // formula counts, no cables to place: all optical
     const RackCabling racks = place_in_racks(t.graph, endpoints_per_rack);
     apply_rack_cabling(t.inventory, racks);
     t.inventory.endpoints_per_rack = endpoints_per_rack;

@@ -122,6 +122,15 @@ SimulatedFabric build_simulated_fabric(const Scenario& s, std::uint32_t trace_gp
                         "(expected at least {})",
                         s.network.port_buffer_bytes, lanes,
                         lanes * (s.network.mtu_bytes + s.network.header_bytes)));
+    const std::uint64_t packet_bytes =
+        static_cast<std::uint64_t>(s.network.mtu_bytes) + s.network.header_bytes;
+    if (!s.cluster.bare && s.cluster.preset.internal_buffer_bytes < packet_bytes)
+        throw s.error_at(
+            "network.mtu_bytes",
+            fmt::format("a {}-byte packet does not fit the {} node's internal buffers of {} bytes "
+                        "(expected mtu_bytes + header_bytes at most {})",
+                        packet_bytes, s.cluster.node, s.cluster.preset.internal_buffer_bytes,
+                        s.cluster.preset.internal_buffer_bytes));
     if (s.cluster.bare) {
         if (s.topology.kind == "mpft" || s.topology.kind == "dual-plane" ||
             s.topology.kind == "shuffle")
