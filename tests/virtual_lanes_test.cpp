@@ -74,8 +74,8 @@ TEST_CASE("lanes split only switch-to-switch buffers: node-internal hops keep th
                "cluster: {node: h800}\n"
                "network: {mtu_bytes: 65536, port_buffer_bytes: 256KiB}\n"
                "workload: {kind: alltoall, message_bytes: 64KiB}\n");
-    const auto r = run_cli("run " + (dir / "s.yaml").string() + " --json --out " +
-                           (dir / "out").string());
+    const auto r =
+        run_cli("run " + (dir / "s.yaml").string() + " --json --out " + (dir / "out").string());
     INFO(r.err);
     CHECK(r.exit_code == 0);
     CHECK(r.out.find("\"status\": \"completed\"") != std::string::npos);
