@@ -66,9 +66,11 @@ Network::Network(Simulator& sim, const PortGraph& graph, const ForwardingTables&
             throw std::invalid_argument("an endpoint must attach to a switch");
     }
     index_switches();
-    switch_salt_.resize(graph.switch_count());
+    // What forwarding reads per switch, in one record: the ECMP salt and the plane.
+    fabric_switches_.resize(graph.switch_count());
     RandomStream salts(params_.seed, "ecmp-salt");
-    for (auto& s : switch_salt_) s = salts();
+    for (std::uint32_t s = 0; s < graph.switch_count(); ++s)
+        fabric_switches_[s] = FabricSwitch{salts(), component_[s]};
 
     state_.resize(workload.messages.size());
     entropy_.resize(workload.messages.size());
@@ -249,15 +251,18 @@ void Network::on_link_arrival(std::uint32_t ch) {
 }
 
 std::uint32_t Network::fabric_route(std::uint32_t sw, const Packet& p) const {
-    const std::uint32_t component = component_[sw];
-    for (std::uint32_t i = attach_first_[p.dst]; i < attach_first_[p.dst + 1]; ++i) {
+    const FabricSwitch& here = fabric_switches_[sw];
+    // One attachment per destination (the common case) is stored at the destination's index.
+    const std::uint32_t first = single_attachment_ ? p.dst : attach_first_[p.dst];
+    const std::uint32_t last = single_attachment_ ? p.dst + 1 : attach_first_[p.dst + 1];
+    for (std::uint32_t i = first; i < last; ++i) {
         const Attachment& a = attachments_[i];
-        if (a.component != component) continue;
+        if (a.component != here.component) continue;
         if (a.fabric_switch == sw) return a.down_channel;
         const auto c = routes_.candidates(sw, a.edge);
         if (c.empty()) break;
         if (c.size() == 1) return c[0];
-        const auto h = static_cast<std::uint32_t>(mix64(p.entropy ^ switch_salt_[sw]));
+        const auto h = static_cast<std::uint32_t>(mix64(p.entropy ^ here.salt));
         return c[(static_cast<std::uint64_t>(h) * c.size()) >> 32];
     }
     throw std::logic_error("no route: the destination is not reachable in this plane");
@@ -347,6 +352,9 @@ void Network::index_switches() {
                                    : NodeRef{NodeKind::Endpoint, e});
     }
     attach_first_[endpoints] = static_cast<std::uint32_t>(attachments_.size());
+    single_attachment_ = attachments_.size() == endpoints;
+    for (std::uint32_t e = 0; e < endpoints && single_attachment_; ++e)
+        single_attachment_ = attach_first_[e] == e;
     if (!layout_) return;
     const NodeLayout& l = *layout_;
     hub_gpu_.assign(switches, kNone);

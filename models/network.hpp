@@ -118,7 +118,11 @@ class Network {
     std::vector<Link> links_;        // indexed by channel
     std::vector<EgressPort> ports_;  // indexed by channel
     std::vector<Nic> nics_;          // indexed by endpoint
-    std::vector<std::uint64_t> switch_salt_;
+    struct FabricSwitch {
+        std::uint64_t salt = 0;           // per-switch ECMP hash salt
+        std::uint32_t component = kNone;  // its plane (connected fabric), kNone off-fabric
+    };
+    std::vector<FabricSwitch> fabric_switches_;
     struct Attachment {
         std::uint32_t fabric_switch = kNone;  // the fabric switch a destination's NIC port is on
         std::uint32_t down_channel = kNone;   // that switch's channel to the port
@@ -133,6 +137,7 @@ class Network {
     std::vector<std::uint32_t> component_;  // per switch
     std::vector<Attachment> attachments_;   // per destination endpoint, in attach_first_ ranges
     std::vector<std::uint32_t> attach_first_;
+    bool single_attachment_ = false;        // attachments_[e] is endpoint e's one attachment
     std::vector<std::uint32_t> hub_gpu_;    // per switch: the GPU of a hub
     std::vector<NicPorts> nic_ports_;       // per switch (NIC switches only)
     std::vector<std::uint32_t> nic_spray_;  // per NIC switch: next network port
