@@ -36,8 +36,13 @@ const std::string kGood =
 
 }  // namespace
 
-TEST_CASE("a missing scenario file is bad input", "[cli][input]") {
+TEST_CASE("a missing scenario file, or a folder given as one, is bad input", "[cli][input]") {
     expect_bad_input({"", "", "FILE", "cannot open"}, "missing");
+    const auto dir = temp_dir("bad-folder");
+    const auto r = run_cli("run " + dir.string() + " --out " + (dir / "out").string());
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("is a folder") != std::string::npos);
+    CHECK_FALSE(std::filesystem::exists(dir / "out" / "results.json"));
 }
 
 TEST_CASE("a YAML syntax error names file, line and column", "[cli][input]") {

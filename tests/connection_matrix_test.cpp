@@ -5,6 +5,7 @@
 #include "sim/input_error.hpp"
 #include "support.hpp"
 #include "traffic/connection_matrix.hpp"
+#include "traffic/message_csv.hpp"
 
 using namespace clustersim;
 using namespace clustersim::test;
@@ -73,6 +74,15 @@ TEST_CASE("connection matrix: malformed lines are input errors with their line a
 
     e = parse_error("Nodes 4\nConnections 1\n0->1 size 10\n");
     CHECK(std::string(e.what()).find("no start") != std::string::npos);
+
+    // Values that would overflow 64-bit picoseconds or wrap a 32-bit node index.
+    e = parse_error("Nodes 4\nConnections 1\n0->1 start 9223372036854775000 size 10\n");
+    CHECK(e.column() == 12);
+    CHECK(std::string(e.what()).find("from 0 to 1e18") != std::string::npos);
+    e = parse_error("Nodes 4\nConnections 1\n4294967297->1 start 0 size 10\n");
+    CHECK(std::string(e.what()).find("not below Nodes 4") != std::string::npos);
+    e = parse_error("Nodes 4\nConnections 1\n0->1 start 0 size 18446744073709551615\n");
+    CHECK(std::string(e.what()).find("too large") != std::string::npos);
 }
 
 TEST_CASE("a trigger chain runs in order: each message starts when the previous one lands",
@@ -101,4 +111,29 @@ TEST_CASE("a trigger chain runs in order: each message starts when the previous 
     CHECK(m[4].started == m[3].finished);  // multishot: first activation starts the first target
     CHECK(m[5].started == m[4].finished);  // second activation starts the second
     for (std::size_t i = 1; i < m.size(); ++i) CHECK(m[i].started > m[i - 1].started);
+}
+
+TEST_CASE("message CSV: rows become messages; out-of-range values are input errors with a column",
+          "[trace]") {
+    std::istringstream ok("src,dst,bytes,start_us,id\n0,3,4096,1.5,7\n2,1,10,0,8\n");
+    const MessageList list = read_message_csv(ok, "m.csv");
+    REQUIRE(list.workload.messages.size() == 2);
+    CHECK(list.nodes == 4);
+    CHECK(list.workload.messages[0].start == Time::from_ns(1500));
+    CHECK(list.workload.messages[0].label == 7);
+
+    const auto error_of = [](const std::string& text) -> std::string {
+        std::istringstream in(text);
+        try {
+            read_message_csv(in, "m.csv");
+        } catch (const InputError& e) {
+            return std::to_string(e.line()) + ":" + std::to_string(e.column()) + " " + e.what();
+        }
+        return "no error";
+    };
+    const std::string header = "src,dst,bytes,start_us\n";
+    CHECK(error_of(header + "1e12,1,10,0\n").starts_with("2:1 "));  // node index wraps
+    CHECK(error_of(header + "0,1,1e30,0\n").find("bytes") != std::string::npos);
+    CHECK(error_of(header + "0,1,10,1e13\n").find("start_us") != std::string::npos);  // > 11 days
+    CHECK(error_of(header + "0,1,10,-1\n").starts_with("2:8 "));
 }

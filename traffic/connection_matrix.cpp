@@ -11,8 +11,17 @@
 #include <vector>
 
 #include "sim/input_error.hpp"
+#include "sim/input_file.hpp"
 
 namespace clustersim {
+
+namespace {
+// Later start times would leave no room in 64-bit picoseconds for the run itself.
+constexpr double kMaxStartPs = 1e18;
+// Sizes stay exact in doubles and their sums cannot overflow 64 bits.
+constexpr std::uint64_t kMaxBytes = std::uint64_t{1} << 53;
+}  // namespace
+
 namespace {
 
 struct Token {
@@ -127,13 +136,15 @@ class Parser {
             Token d{head.text.substr(arrow + 2),
                     head.column + static_cast<std::uint32_t>(arrow) + 2};
             if (s.text.empty() || d.text.empty()) fail(head, "expected SRC->DST");
-            m.src = static_cast<std::uint32_t>(integer(s, "source node"));
-            m.dst = static_cast<std::uint32_t>(integer(d, "destination node"));
+            const std::uint64_t src = integer(s, "source node");
+            const std::uint64_t dst = integer(d, "destination node");
             if (cm_.nodes == 0) fail(head, "connection before the 'Nodes N' header line");
-            if (m.src >= cm_.nodes)
-                fail(s, fmt::format("source {} is not below Nodes {}", m.src, cm_.nodes));
-            if (m.dst >= cm_.nodes)
-                fail(d, fmt::format("destination {} is not below Nodes {}", m.dst, cm_.nodes));
+            if (src >= cm_.nodes)
+                fail(s, fmt::format("source {} is not below Nodes {}", src, cm_.nodes));
+            if (dst >= cm_.nodes)
+                fail(d, fmt::format("destination {} is not below Nodes {}", dst, cm_.nodes));
+            m.src = static_cast<std::uint32_t>(src);
+            m.dst = static_cast<std::uint32_t>(dst);
         }
         bool has_start = false, has_trigger = false, has_size = false;
         std::uint32_t start_trigger = kNone;
@@ -149,10 +160,10 @@ class Parser {
                 const auto [p, ec] =
                     std::from_chars(v.text.data(), v.text.data() + v.text.size(), ps);
                 if (ec != std::errc() || p != v.text.data() + v.text.size() || !(ps >= 0) ||
-                    !std::isfinite(ps))
-                    fail(v,
-                         fmt::format("'{}' is not a valid start time (expected picoseconds >= 0)",
-                                     v.text));
+                    !(ps <= kMaxStartPs))
+                    fail(v, fmt::format("'{}' is not a valid start time (expected picoseconds "
+                                        "from 0 to 1e18, about 11.6 days)",
+                                        v.text));
                 m.start = Time::from_ps(static_cast<std::int64_t>(std::llround(ps)));
                 has_start = true;
             } else if (key == "trigger") {
@@ -161,6 +172,9 @@ class Parser {
             } else if (key == "size") {
                 const Token& v = value_after(i, "a size in bytes");
                 m.bytes = integer(v, "size");
+                if (m.bytes > kMaxBytes)
+                    fail(v, fmt::format("size {} is too large (expected at most 2^53 bytes)",
+                                        m.bytes));
                 if (m.bytes == 0)
                     fail(v,
                          "size 0 (an unbounded flow in htsim) is not supported (expected bytes > "
@@ -272,10 +286,7 @@ ConnectionMatrix read_connection_matrix(std::istream& in, const std::string& fil
 }
 
 ConnectionMatrix read_connection_matrix_file(const std::string& path) {
-    std::ifstream in(path);
-    if (!in)
-        throw InputError(path,
-                         "cannot open the connection-matrix file (expected a readable .cm file)");
+    std::ifstream in = open_input_file(path, "the connection-matrix file", "a readable .cm file");
     return read_connection_matrix(in, path);
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sim/input_error.hpp"
+#include "sim/input_file.hpp"
 
 namespace clustersim {
 namespace {
@@ -68,23 +69,27 @@ MessageList read_message_csv(std::istream& in, const std::string& file) {
             throw InputError(
                 file, line_no, 1, {},
                 fmt::format("{} fields where the header has {}", cells.size(), header.size()));
-        auto number = [&](std::size_t col, const char* what, bool integer) {
+        auto number = [&](std::size_t col, const char* what, bool integer, double max) {
             const Cell& c = cells[col];
             double v = 0;
             const auto [p, ec] = std::from_chars(c.text.data(), c.text.data() + c.text.size(), v);
-            if (ec != std::errc() || p != c.text.data() + c.text.size() || !std::isfinite(v) ||
-                v < 0 || (integer && v != std::floor(v)))
-                throw InputError(file, line_no, c.column, {},
-                                 fmt::format("'{}' is not a valid {} (expected a non-negative {})",
-                                             c.text, what, integer ? "integer" : "number"));
+            if (ec != std::errc() || p != c.text.data() + c.text.size() || !(v >= 0) ||
+                !(v <= max) || (integer && v != std::floor(v)))
+                throw InputError(
+                    file, line_no, c.column, {},
+                    fmt::format("'{}' is not a valid {} (expected {} from 0 to {:g})", c.text, what,
+                                integer ? "an integer" : "a number", max));
             return v;
         };
         MessageSpec m;
-        m.src = static_cast<std::uint32_t>(number(*src, "src", true));
-        m.dst = static_cast<std::uint32_t>(number(*dst, "dst", true));
-        m.bytes = static_cast<std::uint64_t>(number(*bytes, "bytes", true));
-        m.start = Time::from_us(number(*start, "start_us", false));
-        if (id) m.label = static_cast<std::uint64_t>(number(*id, "id", true));
+        // Exact integers in a double go to 2^53; start times stop at 1e12 us (11.6 days), which
+        // leaves 64-bit picoseconds room for the run.
+        constexpr double kMaxExact = 9007199254740992.0;
+        m.src = static_cast<std::uint32_t>(number(*src, "src", true, 4294967294.0));
+        m.dst = static_cast<std::uint32_t>(number(*dst, "dst", true, 4294967294.0));
+        m.bytes = static_cast<std::uint64_t>(number(*bytes, "bytes", true, kMaxExact));
+        m.start = Time::from_us(number(*start, "start_us", false, 1e12));
+        if (id) m.label = static_cast<std::uint64_t>(number(*id, "id", true, kMaxExact));
         const std::uint32_t idx = out.workload.add_message(m);
         if (!id) out.workload.messages[idx].label = idx;
         out.nodes = std::max({out.nodes, m.src + 1, m.dst + 1});
@@ -93,8 +98,7 @@ MessageList read_message_csv(std::istream& in, const std::string& file) {
 }
 
 MessageList read_message_csv_file(const std::string& path) {
-    std::ifstream in(path);
-    if (!in) throw InputError(path, "cannot open the message list (expected a readable CSV file)");
+    std::ifstream in = open_input_file(path, "the message list", "a readable CSV file");
     return read_message_csv(in, path);
 }
 

@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "models/hardware_catalog.hpp"
+#include "sim/input_file.hpp"
 
 namespace clustersim {
 namespace {
@@ -259,10 +260,7 @@ class Loader {
     }
 
     void read_file() {
-        std::ifstream in(path_);
-        if (!in)
-            throw InputError(path_,
-                             "cannot open the scenario file (expected a readable YAML file)");
+        std::ifstream in = open_input_file(path_, "the scenario file", "a readable YAML file");
         std::stringstream ss;
         ss << in.rdbuf();
         try {
