@@ -345,3 +345,26 @@ TEST_CASE("rack placement: cables inside a rack are DAC, the rest stay optical, 
     CHECK(none["cables"]["endpoint-aoc"] == 2048);
     CHECK(none["endpoints_per_rack"] == 0);
 }
+
+TEST_CASE("fabrics too large to build are refused with the key at fault, never overflowed",
+          "[topology]") {
+    const auto key_of = [](const TopologyRequest& r) -> std::string {
+        try {
+            build_topology(r);
+        } catch (const TopologyError& e) {
+            return e.key();
+        }
+        return "built";
+    };
+    // A full FT3 at radix 65,536 has 2^46 endpoints: once wrapped to 0 in 32 bits.
+    CHECK(key_of(request("ft3", 65536)) == "topology.switch_radix");
+    CHECK(key_of(request("ft2", 65536)) == "topology.switch_radix");
+    CHECK(key_of(request("dragonfly", 65536)) == "topology.switch_radix");
+    TopologyRequest m = request("mpft", 2048);
+    m.planes = 64;
+    CHECK(key_of(m) == "topology.planes");
+    // Asking for fewer endpoints than the maximum builds only what they need.
+    CHECK(key_of(request("ft2", 65536, 64)) == "built");
+    CHECK(key_of(request("ft2", 4096, static_cast<std::uint32_t>(kMaxBuiltEndpoints + 1))) ==
+          "topology.endpoints");
+}

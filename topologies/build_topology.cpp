@@ -10,6 +10,15 @@
 
 namespace clustersim {
 
+void check_buildable(std::uint64_t endpoints, const std::string& key, const std::string& what) {
+    if (endpoints > kMaxBuiltEndpoints)
+        throw TopologyError(key,
+                            fmt::format("{} would have {} endpoints, more than the {} "
+                                        "clustersim builds (expected a smaller radix, or "
+                                        "topology.endpoints at most {})",
+                                        what, endpoints, kMaxBuiltEndpoints, kMaxBuiltEndpoints));
+}
+
 Topology build_topology(const TopologyRequest& r) {
     if (r.kind == "ft2") {
         FatTreeTwoLayerParams p;

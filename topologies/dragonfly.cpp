@@ -22,7 +22,7 @@ Topology build_dragonfly(const TopologyRequest& r) {
             fmt::format("a = {}, p = {}, h = {} need {} ports per switch, more than radix {} "
                         "(expected p + a - 1 + h <= {})",
                         a, p, h, p + a - 1 + h, k, k));
-    const std::uint32_t max_groups = a * h + 1;
+    const std::uint32_t max_groups = a * h + 1;  // a, h <= radix <= 65,536: fits 32 bits
     std::uint32_t g = r.dragonfly_g;
     if (g == 0) g = r.endpoints != 0 ? (r.endpoints + a * p - 1) / (a * p) : max_groups;
     if (g > max_groups)
@@ -30,7 +30,10 @@ Topology build_dragonfly(const TopologyRequest& r) {
             r.dragonfly_g != 0 ? "topology.groups" : "topology.endpoints",
             fmt::format("{} groups exceed the dragonfly limit of a h + 1 = {} (expected at most {} "
                         "groups, {} endpoints)",
-                        g, max_groups, max_groups, max_groups * a * p));
+                        g, max_groups, max_groups, std::uint64_t{max_groups} * a * p));
+    check_buildable(std::uint64_t{g} * a * p,
+                    r.dragonfly_g != 0 ? "topology.groups" : "topology.switch_radix",
+                    fmt::format("a dragonfly of {} groups x {} switches x {} endpoints", g, a, p));
     const std::uint32_t max_endpoints = g * a * p;
     const std::uint32_t endpoints = r.endpoints == 0 ? max_endpoints : r.endpoints;
     if (endpoints > max_endpoints)

@@ -25,7 +25,12 @@ FatTreeThreeLayerShape fat_tree_three_layer_shape(const TopologyRequest& r) {
     s.up = up;
     s.down = k - up;
     s.leaves_per_pod = k / 2;
-    s.max_endpoints = k * s.leaves_per_pod * s.down;
+    const std::uint64_t max_endpoints = std::uint64_t{k} * s.leaves_per_pod * s.down;
+    if (r.endpoints == 0)
+        check_buildable(max_endpoints, "topology.switch_radix",
+                        fmt::format("a full three-layer fat tree at radix {}", k));
+    s.max_endpoints =
+        static_cast<std::uint32_t>(std::min<std::uint64_t>(max_endpoints, UINT32_MAX));
     s.endpoints = r.endpoints == 0 ? s.max_endpoints : r.endpoints;
     if (s.endpoints > s.max_endpoints)
         throw TopologyError(
@@ -33,6 +38,7 @@ FatTreeThreeLayerShape fat_tree_three_layer_shape(const TopologyRequest& r) {
             fmt::format("{} endpoints exceed the three-layer fat tree limit of {} at radix {} "
                         "(expected at most {})",
                         s.endpoints, s.max_endpoints, k, s.max_endpoints));
+    check_buildable(s.endpoints, "topology.endpoints", "this three-layer fat tree");
     s.leaves = (s.endpoints + s.down - 1) / s.down;
     s.pods = (s.leaves + s.leaves_per_pod - 1) / s.leaves_per_pod;
     s.aggs = s.pods * s.up;

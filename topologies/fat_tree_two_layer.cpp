@@ -27,7 +27,8 @@ FatTreeTwoLayerShape fat_tree_two_layer_shape(const FatTreeTwoLayerParams& p,
     FatTreeTwoLayerShape s;
     s.up = up;
     s.down = k - up;
-    s.max_endpoints = k * s.down;  // every spine port faces a distinct leaf
+    // Every spine port faces a distinct leaf; at most 65,536 x 65,535, which fits 32 bits.
+    s.max_endpoints = static_cast<std::uint32_t>(static_cast<std::uint64_t>(k) * s.down);
     s.endpoints = p.endpoints == 0 ? s.max_endpoints : p.endpoints;
     s.leaves = leaves_needed != 0 ? leaves_needed : (s.endpoints + s.down - 1) / s.down;
     if (s.endpoints > s.max_endpoints || s.leaves > k)
@@ -106,6 +107,8 @@ Inventory fat_tree_two_layer_inventory(const FatTreeTwoLayerShape& s, double rat
 
 Topology build_fat_tree_two_layer(const FatTreeTwoLayerParams& p) {
     const FatTreeTwoLayerShape s = fat_tree_two_layer_shape(p);
+    check_buildable(s.endpoints, p.endpoints == 0 ? "topology.switch_radix" : "topology.endpoints",
+                    "this two-layer fat tree");
     Topology t;
     t.kind = "ft2";
     t.graph.set_endpoint_count(s.endpoints);

@@ -13,8 +13,15 @@ Topology build_multi_plane_fat_tree(const TopologyRequest& r) {
     plane_params.fabric = r.fabric;
     plane_params.oversubscription = r.oversubscription;
     const FatTreeTwoLayerShape full = fat_tree_two_layer_shape(plane_params);
-    const std::uint32_t max_endpoints = full.max_endpoints * planes;
+    const std::uint64_t max_endpoints64 = std::uint64_t{full.max_endpoints} * planes;
+    if (r.endpoints == 0)
+        check_buildable(
+            max_endpoints64, "topology.planes",
+            fmt::format("a full {}-plane MPFT at radix {}", planes, r.fabric.switch_radix));
+    const auto max_endpoints =
+        static_cast<std::uint32_t>(std::min<std::uint64_t>(max_endpoints64, UINT32_MAX));
     const std::uint32_t endpoints = r.endpoints == 0 ? max_endpoints : r.endpoints;
+    check_buildable(endpoints, "topology.endpoints", "this MPFT");
     if (endpoints > max_endpoints)
         throw TopologyError(
             "topology.endpoints",

@@ -14,6 +14,8 @@ Topology build_multi_rail_fat_tree(const TopologyRequest& r) {
     p.oversubscription = r.oversubscription;
     const FatTreeTwoLayerShape full = fat_tree_two_layer_shape(p);
     const std::uint32_t endpoints = r.endpoints == 0 ? full.max_endpoints : r.endpoints;
+    check_buildable(endpoints, r.endpoints == 0 ? "topology.switch_radix" : "topology.endpoints",
+                    "this MRFT");
     if (endpoints % rails != 0)
         throw TopologyError(
             "topology.endpoints",

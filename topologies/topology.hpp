@@ -84,6 +84,13 @@ struct TopologyRequest {
     std::uint32_t dragonfly_a = 0, dragonfly_p = 0, dragonfly_h = 0, dragonfly_g = 0;
 };
 
+/// The most endpoints a graph is built for: beyond it, memory runs to tens of GB.
+inline constexpr std::uint64_t kMaxBuiltEndpoints = std::uint64_t{1} << 22;
+
+/// Throws TopologyError(key) when a fabric of `endpoints` is too large to build; `what` names
+/// the fabric in the message.
+void check_buildable(std::uint64_t endpoints, const std::string& key, const std::string& what);
+
 /// Dispatches on `kind`; throws TopologyError for requests beyond a limit.
 Topology build_topology(const TopologyRequest& request);
 
