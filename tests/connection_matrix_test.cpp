@@ -83,6 +83,11 @@ TEST_CASE("connection matrix: malformed lines are input errors with their line a
     CHECK(std::string(e.what()).find("not below Nodes 4") != std::string::npos);
     e = parse_error("Nodes 4\nConnections 1\n0->1 start 0 size 18446744073709551615\n");
     CHECK(std::string(e.what()).find("too large") != std::string::npos);
+    e = parse_error(
+        "Nodes 4\nConnections 1\nTriggers 1\n0->1 trigger 1 size 10\n"
+        "trigger id 1 barrier count 4294967297\n");
+    CHECK(e.line() == 5);
+    CHECK(std::string(e.what()).find("count too large") != std::string::npos);
 }
 
 TEST_CASE("a trigger chain runs in order: each message starts when the previous one lands",

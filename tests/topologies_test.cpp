@@ -363,6 +363,18 @@ TEST_CASE("fabrics too large to build are refused with the key at fault, never o
     TopologyRequest m = request("mpft", 2048);
     m.planes = 64;
     CHECK(key_of(m) == "topology.planes");
+    // Few endpoints but billions of global links: the switch graph is bounded too.
+    TopologyRequest d = request("dragonfly", 65536);
+    d.dragonfly_a = 1;
+    d.dragonfly_p = 1;
+    d.dragonfly_h = 65535;
+    CHECK(key_of(d) == "topology.group_switches");
+    // A formula-only Slim Fly builds nothing, so any size is priced.
+    TopologyRequest sf = request("slimfly", 512);
+    sf.slimfly_q = 200;
+    const Topology formula = build_topology(sf);
+    CHECK_FALSE(formula.inventory.constructible);
+    CHECK(formula.inventory.switches == 2 * 200 * 200);
     // Asking for fewer endpoints than the maximum builds only what they need.
     CHECK(key_of(request("ft2", 65536, 64)) == "built");
     CHECK(key_of(request("ft2", 4096, static_cast<std::uint32_t>(kMaxBuiltEndpoints + 1))) ==

@@ -31,9 +31,19 @@ Topology build_dragonfly(const TopologyRequest& r) {
             fmt::format("{} groups exceed the dragonfly limit of a h + 1 = {} (expected at most {} "
                         "groups, {} endpoints)",
                         g, max_groups, max_groups, std::uint64_t{max_groups} * a * p));
-    check_buildable(std::uint64_t{g} * a * p,
-                    r.dragonfly_g != 0 ? "topology.groups" : "topology.switch_radix",
+    // Bound the endpoints and, since local and global links grow faster, the switch ports.
+    const char* size_key = r.dragonfly_g != 0   ? "topology.groups"
+                           : r.dragonfly_a != 0 ? "topology.group_switches"
+                                                : "topology.switch_radix";
+    check_buildable(std::uint64_t{g} * a * p, size_key,
                     fmt::format("a dragonfly of {} groups x {} switches x {} endpoints", g, a, p));
+    const std::uint64_t ports = std::uint64_t{g} * a * (p + a - 1 + h);
+    if (ports > 4 * kMaxBuiltEndpoints)
+        throw TopologyError(size_key,
+                            fmt::format("a dragonfly of {} groups x {} switches has {} switch "
+                                        "ports, more than the {} clustersim builds (expected "
+                                        "fewer groups or smaller groups)",
+                                        g, a, ports, 4 * kMaxBuiltEndpoints));
     const std::uint32_t max_endpoints = g * a * p;
     const std::uint32_t endpoints = r.endpoints == 0 ? max_endpoints : r.endpoints;
     if (endpoints > max_endpoints)

@@ -16,7 +16,9 @@ Topology build_multi_plane_fat_tree(const TopologyRequest& r) {
     const std::uint64_t max_endpoints64 = std::uint64_t{full.max_endpoints} * planes;
     if (r.endpoints == 0)
         check_buildable(
-            max_endpoints64, "topology.planes",
+            max_endpoints64,
+            r.planes != 0 && full.max_endpoints <= kMaxBuiltEndpoints ? "topology.planes"
+                                                                      : "topology.switch_radix",
             fmt::format("a full {}-plane MPFT at radix {}", planes, r.fabric.switch_radix));
     const auto max_endpoints =
         static_cast<std::uint32_t>(std::min<std::uint64_t>(max_endpoints64, UINT32_MAX));

@@ -68,16 +68,18 @@ Topology build_slim_fly(const TopologyRequest& r) {
                         q, s.network_degree + s.endpoints_per_switch, s.network_degree,
                         s.endpoints_per_switch, r.fabric.switch_radix,
                         slim_fly_q_for_radix(r.fabric.switch_radix)));
-    // The switch graph is built whole whatever the endpoints: bound its ports as well.
+    // The switch graph is built whole whatever the endpoints: bound its ports as well (a
+    // formula-only size builds nothing and is always priced).
+    const char* size_key = r.slimfly_q != 0 ? "topology.q" : "topology.switch_radix";
     const std::uint64_t ports =
         std::uint64_t{s.switches} * (s.network_degree + s.endpoints_per_switch);
-    if (ports > 4 * kMaxBuiltEndpoints)
-        throw TopologyError("topology.q",
+    if (s.constructible && ports > 4 * kMaxBuiltEndpoints)
+        throw TopologyError(size_key,
                             fmt::format("a Slim Fly of q = {} has {} switch ports, more than the "
-                                        "{} clustersim builds (expected a smaller q)",
+                                        "{} clustersim builds (expected a smaller q or radix)",
                                         q, ports, 4 * kMaxBuiltEndpoints));
-    if (r.endpoints == 0)
-        check_buildable(std::uint64_t{s.switches} * s.endpoints_per_switch, "topology.q",
+    if (s.constructible && r.endpoints == 0)
+        check_buildable(std::uint64_t{s.switches} * s.endpoints_per_switch, size_key,
                         fmt::format("a Slim Fly of q = {}", q));
     const std::uint32_t max_endpoints = s.switches * s.endpoints_per_switch;
     const std::uint32_t endpoints = r.endpoints == 0 ? max_endpoints : r.endpoints;

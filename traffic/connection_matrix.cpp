@@ -18,7 +18,7 @@ namespace clustersim {
 namespace {
 // Later start times would leave no room in 64-bit picoseconds for the run itself.
 constexpr double kMaxStartPs = 1e18;
-// Sizes stay exact in doubles and their sums cannot overflow 64 bits.
+// Sizes stay exact in doubles (2^53 bytes is 9 PB).
 constexpr std::uint64_t kMaxBytes = std::uint64_t{1} << 53;
 }  // namespace
 
@@ -228,7 +228,9 @@ class Parser {
                 set_kind(TriggerKind::Barrier);
             } else if (key == "count") {
                 const Token& v = value_after(i, "a count");
-                count = static_cast<std::uint32_t>(integer(v, "count"));
+                const std::uint64_t n = integer(v, "count");
+                if (n > UINT32_MAX) fail(v, "count too large (expected at most 4294967295)");
+                count = static_cast<std::uint32_t>(n);
             } else {
                 fail(toks_[i], fmt::format("unknown token '{}' (expected id, oneshot, multishot, "
                                            "barrier or count)",
