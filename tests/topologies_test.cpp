@@ -276,6 +276,24 @@ TEST_CASE(
         for (std::uint32_t sw = 0; sw < t.graph.switch_count(); ++sw)
             CHECK(degree(t.graph, sw, NodeKind::Switch) <= 3 + 2);
         check_all_pairs_reachable(t, 4);
+        if (g == 9) {
+            // Inside a group switches are all-to-all: one path of at most one local hop. Across
+            // groups the route crosses at most 3 links (local-global-local); shortest paths may
+            // also go global-global through a third group when that is no longer.
+            const ForwardingTables routes = shortest_path_routes(t.graph);
+            for (std::uint32_t b = 1; b < t.graph.endpoint_count(); ++b) {
+                const PathStats ps = walk(t, routes, 0, b);
+                INFO("0 -> " << b);
+                if (b < 8) {  // 8 endpoints per group
+                    CHECK(ps.paths == 1);
+                    CHECK(ps.switches == (b < 2 ? 1u : 2u));
+                } else {
+                    CHECK(ps.paths >= 1);
+                    CHECK(ps.switches >= 2);
+                    CHECK(ps.switches <= 4);
+                }
+            }
+        }
     }
     r.dragonfly_g = 10;
     CHECK_THROWS_AS(build_topology(r), TopologyError);

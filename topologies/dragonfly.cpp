@@ -53,7 +53,7 @@ Topology build_dragonfly(const TopologyRequest& r) {
                                         endpoints, g, a, p, max_endpoints));
     Topology t;
     t.kind = "dragonfly";
-    t.virtual_lanes = g > 1 ? 3 : 1;  // minimal routes: local, global, local
+    t.virtual_lanes = g > 1 ? 3 : 1;  // shortest routes cross at most 3 switch-to-switch links
     PortGraph& g_ = t.graph;
     const FabricParams& f = r.fabric;
     const std::uint32_t switches = a * g;
