@@ -65,12 +65,9 @@ Network::Network(Simulator& sim, const PortGraph& graph, const ForwardingTables&
         if (channels[nics_[e].channel].to.kind != NodeKind::Switch)
             throw std::invalid_argument("an endpoint must attach to a switch");
     }
-    index_switches();
-    // What forwarding reads per switch, in one record: the ECMP salt and the plane.
-    fabric_switches_.resize(graph.switch_count());
+    index_switches();  // fills each switch's plane
     RandomStream salts(params_.seed, "ecmp-salt");
-    for (std::uint32_t s = 0; s < graph.switch_count(); ++s)
-        fabric_switches_[s] = FabricSwitch{salts(), component_[s]};
+    for (FabricSwitch& s : fabric_switches_) s.salt = salts();
 
     state_.resize(workload.messages.size());
     entropy_.resize(workload.messages.size());
@@ -195,7 +192,7 @@ void Network::service_port(std::uint32_t ch) {
              ++i, v = v + 1 == lanes ? 0 : v + 1) {
             const RingBuffer<Packet>& q = port.lane(v);
             if (q.empty()) continue;
-            const std::uint32_t w = q.front().payload_bytes + params_.header_bytes;
+            const std::uint32_t w = wire_bytes(q.front());
             if (port.unlimited_credits || port.credits_bytes[v] >= static_cast<std::int64_t>(w)) {
                 wire = w;
                 vl = v;
@@ -310,12 +307,15 @@ void Network::index_switches() {
     const std::uint32_t switches = graph_.switch_count();
     const std::uint32_t fabric = layout_ ? layout_->fabric_switches : switches;
     // Planes: connected components of the fabric's switch-to-switch links.
-    component_.assign(switches, kNone);
+    fabric_switches_.assign(switches, FabricSwitch{});
+    auto component_of = [&](std::uint32_t s) -> std::uint32_t& {
+        return fabric_switches_[s].component;
+    };
     std::uint32_t components = 0;
     for (std::uint32_t s = 0; s < fabric; ++s) {
-        if (component_[s] != kNone) continue;
+        if (component_of(s) != kNone) continue;
         std::vector<std::uint32_t> stack{s};
-        component_[s] = components;
+        component_of(s) = components;
         while (!stack.empty()) {
             const std::uint32_t u = stack.back();
             stack.pop_back();
@@ -324,8 +324,8 @@ void Network::index_switches() {
                  c < graph_.first_channel(n) + graph_.channels_of(n); ++c) {
                 const NodeRef to = channels[c].to;
                 if (to.kind == NodeKind::Switch && to.index < fabric &&
-                    component_[to.index] == kNone) {
-                    component_[to.index] = components;
+                    component_of(to.index) == kNone) {
+                    component_of(to.index) = components;
                     stack.push_back(to.index);
                 }
             }
@@ -342,7 +342,7 @@ void Network::index_switches() {
              c < graph_.first_channel(owner) + graph_.channels_of(owner); ++c) {
             const NodeRef to = channels[c].to;
             if (to.kind != NodeKind::Switch || to.index >= fabric) continue;
-            attachments_.push_back(Attachment{to.index, channels[c].reverse, component_[to.index],
+            attachments_.push_back(Attachment{to.index, channels[c].reverse, component_of(to.index),
                                               routes_.edge_index(to.index)});
         }
     };
@@ -381,8 +381,9 @@ void Network::index_switches() {
 void Network::switch_receive(std::uint32_t sw, Packet& p) {
     const std::uint32_t out = route(sw, p);
     EgressPort& port = ports_[out];
+    const std::uint32_t wire = wire_bytes(p);
     if (params_.flow_control == FlowControl::Lossy &&
-        port.queued_bytes + p.payload_bytes + params_.header_bytes > port.buffer_bytes) {
+        port.queued_bytes + wire > port.buffer_bytes) {
         ++port.drops;
         ++counters_.packets_dropped;
         counters_.payload_dropped += p.payload_bytes;
@@ -395,7 +396,7 @@ void Network::switch_receive(std::uint32_t sw, Packet& p) {
                                  ? std::min<std::uint32_t>(p.fabric_hops, params_.virtual_lanes - 1)
                                  : 0;
     port.lane(vl).push_back(p);
-    port.queued_bytes += p.payload_bytes + params_.header_bytes;
+    port.queued_bytes += wire;
     port.max_queue_bytes = std::max(port.max_queue_bytes, port.queued_bytes);
     if (port.wake_at == Time::never()) service_port(out);
 }

@@ -102,6 +102,10 @@ class Network {
     void index_switches();
     void make_eligible(std::uint32_t m);
     std::uint32_t nic_next_wire_bytes(const Nic& nic) const;
+    /// What a packet occupies on links and in buffers: its payload plus the per-packet header.
+    std::uint32_t wire_bytes(const Packet& p) const {
+        return p.payload_bytes + params_.header_bytes;
+    }
     Packet nic_make_packet(Nic& nic, Time tx_end);
     void start_message(std::uint32_t m);
     void finish_message(std::uint32_t m);
@@ -134,8 +138,7 @@ class Network {
         std::uint32_t first_hub = kNone, first_gpu = 0;  // channels to the GPUs it serves
     };
     const NodeLayout* layout_ = nullptr;
-    std::vector<std::uint32_t> component_;  // per switch
-    std::vector<Attachment> attachments_;   // per destination endpoint, in attach_first_ ranges
+    std::vector<Attachment> attachments_;  // per destination endpoint, in attach_first_ ranges
     std::vector<std::uint32_t> attach_first_;
     bool single_attachment_ = false;        // attachments_[e] is endpoint e's one attachment
     std::vector<std::uint32_t> hub_gpu_;    // per switch: the GPU of a hub

@@ -39,8 +39,8 @@ class EventQueue {
         }
         const std::int64_t t = e.time.ps();
         const std::uint64_t ahead = offset(t);
-        if (t < start_ps_ ||
-            ahead < width())  // the current bucket (or, never in practice, the past)
+        // The current bucket (or, never in practice, the past), a later bucket, or beyond.
+        if (t < start_ps_ || ahead < width())
             four_ary_heap::push(current_, e);
         else if (ahead < span())
             append(slot(t), e);
