@@ -214,3 +214,104 @@ TEST_CASE("a message that depends on others starts only after they are received"
     const Time last_dep = std::max(r.messages[a].finished, r.messages[b].finished);
     CHECK(r.messages[c].started == last_dep + Time::from_us(3));
 }
+
+TEST_CASE(
+    "a one-packet input buffer paces a flow at one packet per serialisation, two "
+    "propagation delays and the switch latency (credits return over the link)",
+    "[physics][credits]") {
+    FatTreeTwoLayerParams fp = small_ft2(4, 2);
+    const NetworkParams p = ib_params();
+    const std::uint32_t wire = p.mtu_bytes + p.header_bytes;
+    fp.fabric.port_buffer_bytes = wire;  // room for exactly one packet per input
+    fp.fabric.link_delay = Time::from_ns(1000);
+    const Fabric f(fp);
+    const std::uint64_t packets = 32;
+    const SimulationResult r = run(f, one_message(0, 1, packets * p.mtu_bytes), p);
+    REQUIRE(r.status == SimulationResult::Status::Completed);
+    // The sender may send packet k+1 only when packet k's credit is back: it arrives at the
+    // switch after s + d + L, leaves at once (idle output) and its credit travels d back.
+    const double s = wire * 8 / 400e9, d = 1000e-9, L = 400e-9;
+    const double cycle = s + 2 * d + L;
+    const double expected = static_cast<double>(packets - 1) * cycle + (s + d + L + s + d);
+    const double measured = seconds(r.messages[0].finished - r.messages[0].started);
+    CHECK(measured == Approx(expected).epsilon(1e-6));
+}
+
+TEST_CASE(
+    "a NIC serves its messages round-robin: equal messages to idle receivers finish "
+    "within a few packet times of each other",
+    "[physics][nic]") {
+    const Fabric f(small_ft2(8, 8));
+    const NetworkParams p = ib_params();
+    Workload w;
+    const std::uint64_t bytes = 64 * p.mtu_bytes;
+    for (std::uint32_t dst = 1; dst <= 3; ++dst)
+        w.add_message(MessageSpec{.src = 0, .dst = dst, .bytes = bytes, .start = Time::zero()});
+    const SimulationResult r = run(f, w, p);
+    REQUIRE(r.status == SimulationResult::Status::Completed);
+    const double packet_s = (p.mtu_bytes + p.header_bytes) * 8 / 400e9;
+    Time first = Time::never(), last = Time::zero();
+    for (const auto& m : r.messages) {
+        first = std::min(first, m.finished);
+        last = std::max(last, m.finished);
+    }
+    // One at a time would finish them 64 packet times apart; round-robin within about a round
+    // (the first message still gets a second packet before the others join: issue 7).
+    CHECK(seconds(last - first) <= 5 * packet_s);
+    // Together they take three messages' worth of the NIC's line.
+    CHECK(seconds(last) >= 3 * 64 * packet_s);
+}
+
+TEST_CASE("tail drop counts header bytes: a buffer one byte short of two wire packets holds one",
+          "[physics][lossy]") {
+    // Three senders on one leaf each send one packet to a fourth at the same instant: the first
+    // leaves at once, the other two wait in the output queue. Two queued wire packets exceed
+    // the buffer by a byte (two payloads alone would fit), so one of them is dropped.
+    FatTreeTwoLayerParams fp = small_ft2(8, 4);
+    NetworkParams p = ib_params();
+    p.flow_control = FlowControl::Lossy;
+    fp.fabric.port_buffer_bytes = 2 * (p.mtu_bytes + p.header_bytes) - 1;
+    const Fabric f(fp);
+    Workload w;
+    for (std::uint32_t src = 1; src <= 3; ++src)
+        w.add_message(
+            MessageSpec{.src = src, .dst = 0, .bytes = p.mtu_bytes, .start = Time::zero()});
+    const SimulationResult r = run(f, w, p);
+    CHECK(r.counters.packets_dropped == 1);
+    CHECK(r.counters.payload_dropped == p.mtu_bytes);
+    fp.fabric.port_buffer_bytes += 1;
+    const SimulationResult fits = run(Fabric(fp), w, p);
+    CHECK(fits.counters.packets_dropped == 0);
+}
+
+TEST_CASE("virtual lanes share a link round-robin: two flows on different lanes get equal shares",
+          "[physics][lanes]") {
+    // A line of three switches, one endpoint on each. A (on s0) -> C (on s2) reaches the s1->s2
+    // link after one switch-to-switch hop (lane 1); B (on s1) -> C starts there (lane 0).
+    Topology t;
+    t.kind = "line";
+    PortGraph& g = t.graph;
+    for (int i = 0; i < 3; ++i) g.add_switch(SwitchInfo{0, 8, Time::from_ns(400), 1 << 20});
+    g.set_endpoint_count(3);
+    const DataRate rate = DataRate::from_gbps(400);
+    const Time delay = Time::from_ns(50);
+    for (std::uint32_t i = 0; i < 3; ++i)
+        g.add_cable({NodeKind::Endpoint, i}, {NodeKind::Switch, i}, rate, delay);
+    g.add_cable({NodeKind::Switch, 0}, {NodeKind::Switch, 1}, rate, delay);
+    g.add_cable({NodeKind::Switch, 1}, {NodeKind::Switch, 2}, rate, delay);
+    g.finalize();
+    const ForwardingTables routes = shortest_path_routes(g);
+    NetworkParams p = ib_params();
+    p.virtual_lanes = 2;
+    Workload w;
+    const std::uint64_t bytes = 256 * p.mtu_bytes;
+    w.add_message(MessageSpec{.src = 0, .dst = 2, .bytes = bytes, .start = Time::zero()});
+    w.add_message(MessageSpec{.src = 1, .dst = 2, .bytes = bytes, .start = Time::zero()});
+    const SimulationResult r = simulate(t, routes, w, p, SimulationOptions{});
+    REQUIRE(r.status == SimulationResult::Status::Completed);
+    const double a = seconds(r.messages[0].finished), b = seconds(r.messages[1].finished);
+    // Sharing the link, each gets half of it: both end near twice one message's time.
+    const double alone = static_cast<double>(bytes + 256 * p.header_bytes) * 8 / 400e9;
+    CHECK(std::abs(a - b) <= 0.03 * std::max(a, b));
+    CHECK(std::min(a, b) >= 1.9 * alone);
+}

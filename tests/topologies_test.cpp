@@ -398,3 +398,32 @@ TEST_CASE("fabrics too large to build are refused with the key at fault, never o
     CHECK(key_of(request("ft2", 4096, static_cast<std::uint32_t>(kMaxBuiltEndpoints + 1))) ==
           "topology.endpoints");
 }
+
+TEST_CASE("bisection: a full FT2 cuts half its endpoints' links, an oversubscribed one its uplinks",
+          "[topology][bisection]") {
+    // Radix 8, 1:1: 8 leaves of 4 down and 4 up; half the leaves reach the spines over 16 links.
+    const Topology full = build_topology(request("ft2", 8));
+    CHECK(full.inventory.endpoints == 32);
+    CHECK(full.inventory.bisection_gbps == 16 * 400.0);
+    CHECK(full.inventory.bisection_exact);
+    // Radix 8, 3:1: 6 down and 2 up per leaf, 8 leaves; the cut is 4 leaves x 2 uplinks.
+    TopologyRequest over = request("ft2", 8);
+    over.oversubscription = 3;
+    const Topology o = build_topology(over);
+    CHECK(o.inventory.endpoints == 48);
+    CHECK(o.inventory.bisection_gbps == 8 * 400.0);
+}
+
+TEST_CASE("bisection bound of a balanced Dragonfly: the global links between two halves of groups",
+          "[topology][bisection]") {
+    // a = 4, p = 2, h = 2, g = 9: one global link per pair of groups; splitting the groups 4 | 5
+    // cuts 4 x 5 = 20 global links, fewer than the 36 endpoint links of either half.
+    TopologyRequest r = request("dragonfly", 8);
+    r.dragonfly_a = 4;
+    r.dragonfly_p = 2;
+    r.dragonfly_h = 2;
+    r.dragonfly_g = 9;
+    const Topology t = build_topology(r);
+    CHECK(t.inventory.bisection_gbps == 20 * 400.0);
+    CHECK_FALSE(t.inventory.bisection_exact);
+}
