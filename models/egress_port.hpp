@@ -41,6 +41,9 @@ struct alignas(64) EgressPort {
     std::uint64_t drops = 0;
 
     RingBuffer<Packet>& lane(std::uint32_t vl) { return vl == 0 ? queue : upper_queues[vl - 1]; }
+    const RingBuffer<Packet>& lane(std::uint32_t vl) const {
+        return vl == 0 ? queue : upper_queues[vl - 1];
+    }
 };
 
 static_assert(offsetof(EgressPort, credits_bytes) == 64, "the credit path starts line 2");

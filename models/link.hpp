@@ -15,7 +15,7 @@ struct InFlight {
     Time arrival;
     Packet packet;
 };
-static_assert(sizeof(InFlight) == 32, "two in-flight records per cache line, never split");
+static_assert(sizeof(InFlight) == 40, "arrival time and a 32-byte packet, no padding");
 
 struct alignas(64) Link {
     RingBuffer<InFlight> in_flight;

@@ -2,46 +2,63 @@
 
 #include <fmt/format.h>
 
-#include <stdexcept>
-
 namespace clustersim {
 
 void Workload::start_after(std::uint32_t message, const std::vector<std::uint32_t>& after,
                            Time delay) {
     if (after.empty()) return;
-    TriggerSpec t;
-    t.kind = TriggerKind::Barrier;
-    t.count = static_cast<std::uint32_t>(after.size());
-    t.delay = delay;
-    t.targets.push_back(message);
-    const std::uint32_t id = add_trigger(t);
-    for (std::uint32_t m : after) {
-        if (messages[m].recv_done_trigger != kNone)
-            throw std::logic_error("message already gates another barrier");
-        messages[m].recv_done_trigger = id;
-    }
+    const std::uint32_t j =
+        add_join(JoinSpec{JoinKind::All, static_cast<std::uint32_t>(after.size()), delay, 0});
+    for (std::uint32_t m : after)
+        depend({TaskKind::Transfer, m}, Completion::Done, {TaskKind::Join, j});
+    depend({TaskKind::Join, j}, Completion::Done, {TaskKind::Transfer, message});
     messages[message].start = Time::never();
-    messages[message].start_trigger = id;
 }
 
 std::string Workload::validate(std::uint32_t endpoints) const {
+    if (messages.size() > TaskRef::kMaxIndex || computes.size() > TaskRef::kMaxIndex ||
+        joins.size() > TaskRef::kMaxIndex)
+        return fmt::format("more than {} tasks of one kind", TaskRef::kMaxIndex);
+    auto size_of = [&](TaskKind k) -> std::size_t {
+        switch (k) {
+            case TaskKind::Transfer:
+                return messages.size();
+            case TaskKind::Compute:
+                return computes.size();
+            case TaskKind::Join:
+                return joins.size();
+        }
+        return 0;
+    };
+    std::vector<bool> message_has_input(messages.size(), false);
+    std::vector<bool> compute_has_input(computes.size(), false);
+    for (const auto& d : dependencies) {
+        if (d.from.index >= size_of(d.from.kind) || d.to.index >= size_of(d.to.kind))
+            return "a dependency names a task that does not exist";
+        if (d.on == Completion::Sent && d.from.kind != TaskKind::Transfer)
+            return "only a message has a 'sent' completion";
+        if (d.to.kind == TaskKind::Transfer) message_has_input[d.to.index] = true;
+        if (d.to.kind == TaskKind::Compute) compute_has_input[d.to.index] = true;
+    }
     for (std::size_t i = 0; i < messages.size(); ++i) {
         const auto& m = messages[i];
         if (m.src >= endpoints || m.dst >= endpoints)
             return fmt::format("message {} goes {}->{} but the topology has {} endpoints", m.label,
                                m.src, m.dst, endpoints);
-        if (m.start == Time::never() && m.start_trigger == kNone)
+        if (m.start == Time::never() && !message_has_input[i])
             return fmt::format("message {} has neither a start time nor a trigger", m.label);
-        for (std::uint32_t t : {m.start_trigger, m.send_done_trigger, m.recv_done_trigger})
-            if (t != kNone && t >= triggers.size())
-                return fmt::format("message {} names an undefined trigger", m.label);
     }
-    for (const auto& t : triggers) {
-        for (std::uint32_t m : t.targets)
-            if (m >= messages.size()) return fmt::format("trigger {} targets no message", t.label);
-        if (t.kind == TriggerKind::Barrier && t.count == 0)
-            return fmt::format("barrier trigger {} needs a count of at least 1", t.label);
+    for (std::size_t i = 0; i < computes.size(); ++i) {
+        const auto& c = computes[i];
+        if (c.gpu >= endpoints)
+            return fmt::format("compute task {} runs on GPU {} but the topology has {} endpoints",
+                               c.label, c.gpu, endpoints);
+        if (c.start == Time::never() && !compute_has_input[i])
+            return fmt::format("compute task {} has neither a start time nor an input", c.label);
     }
+    for (const auto& j : joins)
+        if (j.kind == JoinKind::All && j.count == 0)
+            return fmt::format("barrier trigger {} needs a count of at least 1", j.label);
     return {};
 }
 

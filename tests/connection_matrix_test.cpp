@@ -41,11 +41,21 @@ TEST_CASE("connection matrix: header, connections, comments and triggers", "[tra
     REQUIRE(cm.workload.messages.size() == 3);
     CHECK(cm.workload.messages[0].bytes == 1000);
     CHECK(cm.workload.messages[2].start == Time::from_us(1.5));
-    CHECK(cm.workload.messages[1].start_trigger == 0);
-    REQUIRE(cm.workload.triggers.size() == 1);
-    CHECK(cm.workload.triggers[0].kind == TriggerKind::Barrier);
-    CHECK(cm.workload.triggers[0].count == 2);
-    CHECK(cm.workload.triggers[0].targets == std::vector<std::uint32_t>{1});
+    CHECK(cm.workload.messages[1].start == Time::never());
+    REQUIRE(cm.workload.joins.size() == 1);
+    CHECK(cm.workload.joins[0].kind == JoinKind::All);
+    CHECK(cm.workload.joins[0].count == 2);
+    // The trigger is a join: message 0 sent and message 2 received feed it; it starts message 1.
+    const TaskRef join{TaskKind::Join, 0};
+    const std::vector<Dependency> expected = {{{TaskKind::Transfer, 0}, Completion::Sent, join},
+                                              {join, Completion::Done, {TaskKind::Transfer, 1}},
+                                              {{TaskKind::Transfer, 2}, Completion::Done, join}};
+    REQUIRE(cm.workload.dependencies.size() == expected.size());
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+        CHECK(cm.workload.dependencies[i].from == expected[i].from);
+        CHECK(cm.workload.dependencies[i].on == expected[i].on);
+        CHECK(cm.workload.dependencies[i].to == expected[i].to);
+    }
 }
 
 TEST_CASE("connection matrix: malformed lines are input errors with their line and column",
@@ -106,7 +116,7 @@ TEST_CASE("a trigger chain runs in order: each message starts when the previous 
         "trigger id 2 barrier count 2\n"
         "trigger id 3 oneshot\n"
         "trigger id 4 multishot\n");
-    const Fabric f(small_ft2(4, 8));
+    const TestFabric f(small_ft2(4, 8));
     const SimulationResult r = run(f, cm.workload);
     REQUIRE(r.status == SimulationResult::Status::Completed);
     const auto& m = r.messages;

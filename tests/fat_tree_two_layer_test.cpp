@@ -62,7 +62,7 @@ TEST_CASE("FT2 limits are enforced with the key at fault", "[topology]") {
 TEST_CASE("in FT2 every endpoint reaches every other, over the expected hops and paths",
           "[topology][routing]") {
     for (std::uint32_t k : {4u, 8u}) {
-        const Fabric f(small_ft2(k, 0));
+        const TestFabric f(small_ft2(k, 0));
         const std::uint32_t n = f.topology.graph.endpoint_count();
         const std::uint32_t down = k / 2;
         for (std::uint32_t a = 0; a < n; ++a)
@@ -83,7 +83,7 @@ TEST_CASE("in FT2 every endpoint reaches every other, over the expected hops and
 
 TEST_CASE("forwarding state is keyed by edge switch and stays small for a 2,048-endpoint FT2",
           "[topology][routing]") {
-    const Fabric f(small_ft2(64, 0));
+    const TestFabric f(small_ft2(64, 0));
     CHECK(f.routes.edge_count() == 64);
     CHECK(f.routes.group_count() ==
           64 + 32 * 64);  // one up-set per leaf, one down-link per (spine, leaf)

@@ -25,7 +25,7 @@ double seconds(Time t) {
 TEST_CASE("one message over one switch takes serialisation + propagation + switch latency",
           "[physics]") {
     // Two endpoints on one leaf: endpoint -> link -> switch -> link -> endpoint.
-    const Fabric f(small_ft2(4, 2));
+    const TestFabric f(small_ft2(4, 2));
     const NetworkParams p = ib_params();
     for (std::uint64_t bytes : {64ull, 4096ull, 100'000ull, 1ull << 20}) {
         const SimulationResult r = run(f, one_message(0, 1, bytes), p);
@@ -44,7 +44,7 @@ TEST_CASE("one message over one switch takes serialisation + propagation + switc
 }
 
 TEST_CASE("a cross-leaf message adds two links and two switches to the path", "[physics]") {
-    const Fabric f(small_ft2(4, 4));  // 2 leaves of 2 endpoints, spines above
+    const TestFabric f(small_ft2(4, 4));  // 2 leaves of 2 endpoints, spines above
     const NetworkParams p = ib_params();
     const SimulationResult same = run(f, one_message(0, 1, 64), p);
     const SimulationResult cross = run(f, one_message(0, 2, 64), p);
@@ -54,7 +54,7 @@ TEST_CASE("a cross-leaf message adds two links and two switches to the path", "[
 }
 
 TEST_CASE("a single long flow reaches at least 97% of line rate after headers", "[physics]") {
-    const Fabric f(small_ft2(8, 16));
+    const TestFabric f(small_ft2(8, 16));
     const NetworkParams p = ib_params();
     const std::uint64_t bytes = 64ull << 20;
     const SimulationResult r = run(f, one_message(0, 15, bytes), p);  // crosses the spine
@@ -70,7 +70,7 @@ TEST_CASE("flows into one port share it within 5% of fair", "[physics]") {
     // One leaf of 16 endpoints: every sender enters the switch on its own input, and the
     // receiver's port serves its inputs in turn. (Flows that share an input share its turn,
     // as on InfiniBand; that is per-input, not per-flow, fairness.)
-    const Fabric f(small_ft2(32, 16));
+    const TestFabric f(small_ft2(32, 16));
     const NetworkParams p = ib_params();
     for (std::uint32_t senders : {2u, 5u, 12u}) {
         PatternParams pp;
@@ -92,7 +92,7 @@ TEST_CASE("flows into one port share it within 5% of fair", "[physics]") {
 }
 
 TEST_CASE("bytes sent equal bytes delivered plus bytes dropped", "[physics]") {
-    const Fabric f(small_ft2(8, 16));
+    const TestFabric f(small_ft2(8, 16));
     PatternParams pp;
     pp.endpoints = 16;
     pp.message_bytes = 1 << 20;
@@ -108,7 +108,7 @@ TEST_CASE("bytes sent equal bytes delivered plus bytes dropped", "[physics]") {
         p.flow_control = FlowControl::Lossy;
         FatTreeTwoLayerParams fp = small_ft2(8, 16);
         fp.fabric.port_buffer_bytes = 64 * 1024;
-        const Fabric lossy(fp);
+        const TestFabric lossy(fp);
         const SimulationResult r = run(lossy, incast(pp, 0, 15), p);
         CHECK(r.counters.payload_dropped > 0);
         CHECK(r.counters.payload_sent ==
@@ -129,7 +129,7 @@ TEST_CASE("lossless credits bound every queue by the buffers feeding it and neve
           "[physics]") {
     FatTreeTwoLayerParams fp = small_ft2(8, 16);
     fp.fabric.port_buffer_bytes = 32 * 1024;
-    const Fabric f(fp);
+    const TestFabric f(fp);
     PatternParams pp;
     pp.endpoints = 16;
     pp.message_bytes = 4 << 20;
@@ -147,7 +147,7 @@ TEST_CASE("lossless credits bound every queue by the buffers feeding it and neve
 TEST_CASE("ECMP spreads many flows over all uplinks and keeps one flow on one path",
           "[physics][routing]") {
     // Radix 16: 8 endpoints and 8 uplinks per leaf; 4 leaves.
-    const Fabric f(small_ft2(16, 32));
+    const TestFabric f(small_ft2(16, 32));
     const auto channels = f.topology.graph.channels();
     auto uplinks_of_leaf = [&](std::uint32_t leaf) {
         std::vector<std::uint32_t> ups;
@@ -201,7 +201,7 @@ TEST_CASE("ECMP spreads many flows over all uplinks and keeps one flow on one pa
 
 TEST_CASE("a message that depends on others starts only after they are received",
           "[physics][dag]") {
-    const Fabric f(small_ft2(8, 16));
+    const TestFabric f(small_ft2(8, 16));
     Workload w;
     const auto a =
         w.add_message(MessageSpec{.src = 0, .dst = 5, .bytes = 1 << 20, .start = Time::zero()});
@@ -224,7 +224,7 @@ TEST_CASE(
     const std::uint32_t wire = p.mtu_bytes + p.header_bytes;
     fp.fabric.port_buffer_bytes = wire;  // room for exactly one packet per input
     fp.fabric.link_delay = Time::from_ns(1000);
-    const Fabric f(fp);
+    const TestFabric f(fp);
     const std::uint64_t packets = 32;
     const SimulationResult r = run(f, one_message(0, 1, packets * p.mtu_bytes), p);
     REQUIRE(r.status == SimulationResult::Status::Completed);
@@ -241,7 +241,7 @@ TEST_CASE(
     "a NIC serves its messages round-robin: equal messages to idle receivers finish "
     "within a few packet times of each other",
     "[physics][nic]") {
-    const Fabric f(small_ft2(8, 8));
+    const TestFabric f(small_ft2(8, 8));
     const NetworkParams p = ib_params();
     Workload w;
     const std::uint64_t bytes = 64 * p.mtu_bytes;
@@ -271,7 +271,7 @@ TEST_CASE("tail drop counts header bytes: a buffer one byte short of two wire pa
     NetworkParams p = ib_params();
     p.flow_control = FlowControl::Lossy;
     fp.fabric.port_buffer_bytes = 2 * (p.mtu_bytes + p.header_bytes) - 1;
-    const Fabric f(fp);
+    const TestFabric f(fp);
     Workload w;
     for (std::uint32_t src = 1; src <= 3; ++src)
         w.add_message(
@@ -280,7 +280,7 @@ TEST_CASE("tail drop counts header bytes: a buffer one byte short of two wire pa
     CHECK(r.counters.packets_dropped == 1);
     CHECK(r.counters.payload_dropped == p.mtu_bytes);
     fp.fabric.port_buffer_bytes += 1;
-    const SimulationResult fits = run(Fabric(fp), w, p);
+    const SimulationResult fits = run(TestFabric(fp), w, p);
     CHECK(fits.counters.packets_dropped == 0);
 }
 

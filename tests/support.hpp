@@ -26,10 +26,10 @@ inline FatTreeTwoLayerParams small_ft2(std::uint32_t radix, std::uint32_t endpoi
     return p;
 }
 
-struct Fabric {
+struct TestFabric {
     Topology topology;
     ForwardingTables routes;
-    explicit Fabric(const FatTreeTwoLayerParams& p)
+    explicit TestFabric(const FatTreeTwoLayerParams& p)
         : topology(build_fat_tree_two_layer(p)), routes(shortest_path_routes(topology.graph)) {}
 };
 
@@ -40,7 +40,7 @@ inline NetworkParams ib_params() {
     return p;
 }
 
-inline SimulationResult run(const Fabric& f, const Workload& w,
+inline SimulationResult run(const TestFabric& f, const Workload& w,
                             const NetworkParams& p = ib_params(), Time limit = Time::never()) {
     SimulationOptions o;
     o.max_time = limit;
@@ -83,7 +83,7 @@ inline PathStats walk(const Topology& t, const ForwardingTables& routes, std::ui
     return {};
 }
 
-inline PathStats walk(const Fabric& f, std::uint32_t a, std::uint32_t b) {
+inline PathStats walk(const TestFabric& f, std::uint32_t a, std::uint32_t b) {
     return walk(f.topology, f.routes, a, b);
 }
 

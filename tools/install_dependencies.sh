@@ -2,7 +2,7 @@
 # Installs the Debian packages clustersim builds with; does nothing when all are present, so it
 # is safe to run any number of times.
 set -euo pipefail
-packages=(build-essential cmake ninja-build libboost-graph-dev libeigen3-dev libyaml-cpp-dev
+packages=(build-essential cmake ninja-build libboost-graph-dev libyaml-cpp-dev
           libfmt-dev libcli11-dev catch2 nlohmann-json3-dev python3)
 missing=()
 for p in "${packages[@]}"; do

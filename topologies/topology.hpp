@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "models/port_graph.hpp"
+#include "sim/key_error.hpp"
 #include "sim/data_rate.hpp"
 #include "sim/time.hpp"
 
@@ -14,14 +15,9 @@ namespace clustersim {
 
 /// A request a topology cannot satisfy (beyond a limit, inconsistent sizes). `key` names the
 /// scenario key at fault, so the loader can point at it.
-class TopologyError : public std::runtime_error {
+class TopologyError : public KeyError {
   public:
-    TopologyError(std::string key, const std::string& what)
-        : std::runtime_error(what), key_(std::move(key)) {}
-    const std::string& key() const { return key_; }
-
-  private:
-    std::string key_;
+    using KeyError::KeyError;
 };
 
 /// Physical parameters shared by all builders.

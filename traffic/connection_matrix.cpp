@@ -118,9 +118,9 @@ class Parser {
     std::uint32_t trigger_index(std::uint64_t id) {
         auto it = trigger_index_.find(id);
         if (it != trigger_index_.end()) return it->second;
-        TriggerSpec spec;
+        JoinSpec spec;
         spec.label = id;
-        const std::uint32_t idx = cm_.workload.add_trigger(spec);
+        const std::uint32_t idx = cm_.workload.add_join(spec);
         trigger_index_.emplace(id, idx);
         trigger_defined_.push_back(std::nullopt);
         trigger_first_use_.push_back(line_no_);
@@ -147,7 +147,7 @@ class Parser {
             m.dst = static_cast<std::uint32_t>(dst);
         }
         bool has_start = false, has_trigger = false, has_size = false;
-        std::uint32_t start_trigger = kNone;
+        std::uint32_t start_trigger = kNone, send_done = kNone, recv_done = kNone;
         for (std::size_t i = 1; i < toks_.size(); ++i) {
             const std::string_view key = toks_[i].text;
             if (key == "id") {
@@ -181,9 +181,9 @@ class Parser {
                          "0)");
                 has_size = true;
             } else if (key == "send_done_trigger") {
-                m.send_done_trigger = trigger_ref(value_after(i, "a trigger id"));
+                send_done = trigger_ref(value_after(i, "a trigger id"));
             } else if (key == "recv_done_trigger") {
-                m.recv_done_trigger = trigger_ref(value_after(i, "a trigger id"));
+                recv_done = trigger_ref(value_after(i, "a trigger id"));
             } else if (key == "prio") {
                 integer(value_after(i, "a priority"), "priority");  // accepted; one class for now
             } else {
@@ -199,20 +199,21 @@ class Parser {
                  "connection has no start method (expected 'start PICOSECONDS' or 'trigger T')");
         const std::uint32_t idx = cm_.workload.add_message(m);
         if (m.label == 0) cm_.workload.messages[idx].label = idx + 1;
-        if (has_trigger) {
-            cm_.workload.messages[idx].start_trigger = start_trigger;
-            cm_.workload.triggers[start_trigger].targets.push_back(idx);
-        }
+        Workload& w = cm_.workload;
+        const TaskRef me{TaskKind::Transfer, idx};
+        if (has_trigger) w.depend({TaskKind::Join, start_trigger}, Completion::Done, me);
+        if (send_done != kNone) w.depend(me, Completion::Sent, {TaskKind::Join, send_done});
+        if (recv_done != kNone) w.depend(me, Completion::Done, {TaskKind::Join, recv_done});
         ++connections_;
     }
 
     void parse_trigger() {
         std::optional<std::uint64_t> id;
-        std::optional<TriggerKind> kind;
+        std::optional<JoinKind> kind;
         std::optional<std::uint32_t> count;
         for (std::size_t i = 1; i < toks_.size(); ++i) {
             const std::string_view key = toks_[i].text;
-            auto set_kind = [&](TriggerKind k) {
+            auto set_kind = [&](JoinKind k) {
                 if (kind) fail(toks_[i], "trigger has more than one type");
                 kind = k;
             };
@@ -221,11 +222,11 @@ class Parser {
                 id = integer(v, "trigger id");
                 if (*id == 0) fail(v, "trigger id 0 is not allowed (expected 1 or more)");
             } else if (key == "oneshot") {
-                set_kind(TriggerKind::OneShot);
+                set_kind(JoinKind::First);
             } else if (key == "multishot") {
-                set_kind(TriggerKind::MultiShot);
+                set_kind(JoinKind::Sequence);
             } else if (key == "barrier") {
-                set_kind(TriggerKind::Barrier);
+                set_kind(JoinKind::All);
             } else if (key == "count") {
                 const Token& v = value_after(i, "a count");
                 const std::uint64_t n = integer(v, "count");
@@ -239,12 +240,12 @@ class Parser {
         }
         if (!id) fail(toks_[0], "trigger has no id (expected 'trigger id T ...')");
         if (!kind) fail(toks_[0], "trigger has no type (expected oneshot, multishot or barrier)");
-        if (*kind == TriggerKind::Barrier && (!count || *count == 0))
+        if (*kind == JoinKind::All && (!count || *count == 0))
             fail(toks_[0], "barrier trigger needs 'count K' with K >= 1");
         const std::uint32_t idx = trigger_index(*id);
         if (trigger_defined_[idx]) fail(toks_[0], fmt::format("trigger {} is defined twice", *id));
         trigger_defined_[idx] = line_no_;
-        auto& spec = cm_.workload.triggers[idx];
+        auto& spec = cm_.workload.joins[idx];
         spec.kind = *kind;
         spec.count = count.value_or(1);
         ++triggers_;
@@ -266,7 +267,7 @@ class Parser {
                     trigger_first_use_[t],
                     fmt::format("trigger {} is used but never defined (expected a line "
                                 "'trigger id {} oneshot|multishot|barrier count K')",
-                                cm_.workload.triggers[t].label, cm_.workload.triggers[t].label));
+                                cm_.workload.joins[t].label, cm_.workload.joins[t].label));
     }
 
     std::istream& in_;

@@ -13,8 +13,12 @@
 #include <set>
 #include <sstream>
 
+#include "models/congestion_control.hpp"
 #include "models/hardware_catalog.hpp"
+#include "models/routing_policy.hpp"
 #include "sim/input_file.hpp"
+#include "topologies/topology_kinds.hpp"
+#include "traffic/workload_kinds.hpp"
 
 namespace clustersim {
 namespace {
@@ -62,14 +66,35 @@ KeySpec reserved(std::string path, Type type, std::string help) {
     return k;
 }
 
+std::vector<std::string> topology_kind_names() {
+    std::vector<std::string> out;
+    for (const auto& k : topology_kinds()) out.emplace_back(k.name);
+    return out;
+}
+std::vector<std::string> workload_kind_names() {
+    std::vector<std::string> out;
+    for (const auto& k : workload_kinds()) out.emplace_back(k.name);
+    return out;
+}
+std::vector<std::string> routing_policy_names() {
+    std::vector<std::string> out;
+    for (const auto& r : routing_policies()) out.emplace_back(r.name);
+    return out;
+}
+std::vector<std::string> congestion_control_names() {
+    std::vector<std::string> out;
+    for (const auto& c : congestion_controls()) out.emplace_back(c.name);
+    return out;
+}
+
 // clang-format off
 const std::vector<KeySpec>& schema() {
     static const std::vector<KeySpec> keys = {
-        integer("seed", 0, 1.8e19, "1", "random seed: same scenario + seed = same results"),
+        integer("seed", 0, 18446744073709551615.0, "1", "random seed: same scenario + seed = same results"),
         text("name", "file stem", "scenario name in reports"),
         section("topology"),
-        choice("topology.kind", {"ft2", "ft3", "mpft", "mrft", "dual-plane", "shuffle", "slimfly", "dragonfly"}, {},
-               "(required)", "fabric construction"),
+        choice("topology.kind", topology_kind_names(), {}, "(required)",
+               "fabric construction (topologies/topology_kinds.cpp)"),
         text("topology.switch", "quantum2; tomahawk5-200g for dual-plane, tomahawk5-100g for shuffle",
              "switch preset (models/data/switches.yaml)"),
         integer("topology.switch_radix", 2, 65536, "from topology.switch", "ports per switch"),
@@ -110,9 +135,10 @@ const std::vector<KeySpec>& schema() {
         integer("network.header_bytes", 0, 65536, "link-layer preset", "bytes added to every packet on the wire"),
         choice("network.flow_control", {"credit", "lossy", "pfc"}, {"credit", "lossy"}, "credit",
                "lossless credits (InfiniBand) or tail drop"),
-        choice("network.routing", {"ecmp", "adaptive", "spray", "flowlet"}, {"ecmp"}, "ecmp",
-               "path choice among equal-cost next hops"),
-        choice("network.congestion_control", {"none", "dcqcn", "hpcc"}, {"none"}, "none", "sender congestion control"),
+        choice("network.routing", {"static", "ecmp", "adaptive", "spray", "flowlet", "valiant", "ugal"},
+               routing_policy_names(), "ecmp", "path choice among a switch's candidate outputs (models/routing_policy.cpp)"),
+        choice("network.congestion_control", {"none", "dcqcn", "hpcc", "timely", "swift"},
+               congestion_control_names(), "none", "sender congestion control (models/congestion_control.cpp)"),
         number("network.extra_latency_us", 0, 1e9, "0", "latency added to every message's completion (what-if)"),
         integer("network.virtual_lanes", 1, 4, "what the topology needs (slimfly 2, dragonfly 3, else 1)",
                 "lanes per link; lane = switch-to-switch hops so far, which keeps minimal routing deadlock-free"),
@@ -127,7 +153,7 @@ const std::vector<KeySpec>& schema() {
         reserved("model.shared_experts", Type::Integer, "shared experts"),
         section("workload"),
         choice("workload.kind", {"moe", "alltoall", "allreduce", "allgather", "reducescatter", "permutation", "incast", "trace"},
-               {"alltoall", "permutation", "incast", "trace"}, "(required for run)", "traffic to send"),
+               workload_kind_names(), "(required for run)", "traffic to send (traffic/workload_kinds.cpp)"),
         integer("workload.message_bytes", 1, 1e15, "(required for synthetic kinds)",
                 "message size (accepts KB, MB, GB, KiB, MiB, GiB)"),
         text("workload.file", "-", "trace input: htsim connection matrix (.cm) or CSV src,dst,bytes,start_us"),
@@ -190,12 +216,18 @@ std::string type_name(Type t) {
     return "";
 }
 
-std::optional<double> parse_integer_text(const std::string& text, bool allow_units) {
-    static const std::vector<std::pair<std::string, double>> units = {
-        {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0}, {"KB", 1e3}, {"MB", 1e6},
-        {"GB", 1e9},     {"B", 1.0}};
+// An integer read exactly (64 bits, never through a double), with an optional unit suffix for
+// byte counts. Decimal or exponent forms ("1e6", "1.5MiB") are accepted when their value is an
+// integer that a double holds exactly (at most 2^53). Negative values come back as nullopt
+// with `negative` set, so the caller can say "out of range" rather than "not an integer".
+std::optional<std::uint64_t> parse_integer_text(const std::string& text, bool allow_units,
+                                                bool& negative) {
+    static const std::vector<std::pair<std::string, std::uint64_t>> units = {
+        {"KiB", 1024},      {"MiB", 1048576}, {"GiB", 1073741824}, {"KB", 1000}, {"MB", 1000000},
+        {"GB", 1000000000}, {"B", 1}};
+    negative = false;
     std::string number = text;
-    double scale = 1.0;
+    std::uint64_t scale = 1;
     if (allow_units) {
         for (const auto& [suffix, s] : units) {
             if (number.size() > suffix.size() &&
@@ -207,13 +239,31 @@ std::optional<double> parse_integer_text(const std::string& text, bool allow_uni
             }
         }
     }
-    double v = 0;
-    const auto [p, ec] = std::from_chars(number.data(), number.data() + number.size(), v);
-    if (ec != std::errc() || p != number.data() + number.size() || !std::isfinite(v))
+    std::uint64_t exact = 0;
+    const char* end = number.data() + number.size();
+    if (auto [p, ec] = std::from_chars(number.data(), end, exact); ec == std::errc() && p == end) {
+        if (exact > std::numeric_limits<std::uint64_t>::max() / scale) return std::nullopt;
+        return exact * scale;
+    } else if (ec == std::errc::result_out_of_range && p == end) {
         return std::nullopt;
-    v *= scale;
+    }
+    double v = 0;
+    const auto [p, ec] = std::from_chars(number.data(), end, v);
+    if (ec != std::errc() || p != end || !std::isfinite(v)) return std::nullopt;
+    v *= static_cast<double>(scale);
     if (v != std::floor(v)) return std::nullopt;
-    return v;
+    if (v < 0) {
+        negative = true;
+        return std::nullopt;
+    }
+    if (v > 9007199254740992.0) return std::nullopt;  // 2^53: beyond it a double is not exact
+    return static_cast<std::uint64_t>(v);
+}
+
+// The largest integer a key accepts, from its schema maximum (2^64 - 1 for the seed).
+std::uint64_t integer_max(double max) {
+    return max >= 18446744073709551615.0 ? std::numeric_limits<std::uint64_t>::max()
+                                         : static_cast<std::uint64_t>(max);
 }
 
 std::optional<double> parse_number_text(const std::string& text) {
@@ -347,13 +397,23 @@ class Loader {
             case Type::Integer: {
                 const bool bytes =
                     path.size() > 6 && path.compare(path.size() - 6, 6, "_bytes") == 0;
-                auto parsed = parse_integer_text(text, bytes);
+                bool negative = false;
+                const auto parsed = parse_integer_text(text, bytes, negative);
+                const std::uint64_t lo = static_cast<std::uint64_t>(spec.min),
+                                    hi = integer_max(spec.max);
+                if (!parsed && !negative &&
+                    text.find_first_not_of("0123456789") == std::string::npos && !text.empty())
+                    negative = true;  // all digits but beyond 64 bits: out of range too
+                if (negative || (parsed && (*parsed < lo || *parsed > hi)))
+                    fail_at(path, v.Mark(),
+                            fmt::format("{} is out of range (expected {} to {})", text,
+                                        format_number(spec.min), hi));
                 if (!parsed)
                     fail_at(path, v.Mark(),
                             fmt::format("'{}' is not {}{}", text, type_name(spec.type),
                                         bytes ? " (units KB, MB, GB, KiB, MiB, GiB allowed)" : ""));
-                num = *parsed;
-                break;
+                integers_[path] = *parsed;
+                return;
             }
             case Type::Number: {
                 auto parsed = parse_number_text(text);
@@ -396,7 +456,16 @@ class Loader {
         numbers_[path] = num;
     }
 
-    bool has(const std::string& p) const { return numbers_.count(p) || values_.count(p); }
+    bool has(const std::string& p) const {
+        return numbers_.count(p) || integers_.count(p) || values_.count(p);
+    }
+    std::uint64_t integer_or(const std::string& p, std::uint64_t dflt) const {
+        auto it = integers_.find(p);
+        return it == integers_.end() ? dflt : it->second;
+    }
+    std::uint32_t u32_or(const std::string& p, std::uint64_t dflt) const {
+        return static_cast<std::uint32_t>(integer_or(p, dflt));  // schema ranges fit 32 bits
+    }
     double number_or(const std::string& p, double dflt) const {
         auto it = numbers_.find(p);
         return it == numbers_.end() ? dflt : it->second;
@@ -421,19 +490,17 @@ class Loader {
             }
             s.positions[key] = pos;
         }
-        s.seed = static_cast<std::uint64_t>(number_or("seed", 1));
+        s.seed = integer_or("seed", 1);
         s.name = text_or("name", std::filesystem::path(path_).stem().string());
 
         s.topology.kind = text_or("topology.kind", "");
         if (s.topology.kind.empty())
-            throw InputError(path_, 0, 0, "topology.kind",
-                             "missing (expected one of: ft2, ft3, mpft, mrft, dual-plane, shuffle, "
-                             "slimfly, dragonfly)");
+            throw InputError(
+                path_, 0, 0, "topology.kind",
+                fmt::format("missing (expected one of: {})", join(topology_kind_names())));
         const auto& catalog = HardwareCatalog::builtin();
-        const std::string default_switch = s.topology.kind == "dual-plane" ? "tomahawk5-200g"
-                                           : s.topology.kind == "shuffle"  ? "tomahawk5-100g"
-                                                                           : "quantum2";
-        s.topology.switch_preset = text_or("topology.switch", default_switch);
+        s.topology.switch_preset = text_or(
+            "topology.switch", std::string(find_topology_kind(s.topology.kind)->default_switch));
         const SwitchPreset* sw = catalog.find_switch(s.topology.switch_preset);
         if (!sw) {
             throw s.error_at("topology.switch",
@@ -459,46 +526,40 @@ class Loader {
         s.cluster.nics_per_node = s.cluster.bare ? 1 : node->nics;
         s.cluster.nic_rate_gbps = nic->port_rate_gbps;
         s.cluster.preset = *node;
-        s.cluster.preset.pcie_lanes =
-            static_cast<std::uint32_t>(number_or("cluster.pcie_lanes", node->pcie_lanes));
+        s.cluster.preset.pcie_lanes = u32_or("cluster.pcie_lanes", node->pcie_lanes);
         s.cluster.socket_crossing_ns = number_or("cluster.socket_crossing_ns", 0);
         s.cluster.nic_latency_ns = number_or("cluster.nic_latency_ns", ll->nic_latency_ns);
         s.cluster.message_overhead_ns =
             number_or("cluster.message_overhead_ns", ll->message_overhead_ns);
-        s.topology.switch_radix =
-            static_cast<std::uint32_t>(number_or("topology.switch_radix", sw->radix));
+        s.topology.switch_radix = u32_or("topology.switch_radix", sw->radix);
         s.topology.oversubscription = number_or("topology.oversubscription", 1.0);
         s.topology.endpoints_set = has("topology.endpoints");
-        s.topology.endpoints = static_cast<std::uint32_t>(number_or("topology.endpoints", 0));
-        s.topology.planes = static_cast<std::uint32_t>(number_or("topology.planes", 0));
-        s.topology.q = static_cast<std::uint32_t>(number_or("topology.q", 0));
-        s.topology.group_switches =
-            static_cast<std::uint32_t>(number_or("topology.group_switches", 0));
-        s.topology.endpoints_per_switch =
-            static_cast<std::uint32_t>(number_or("topology.endpoints_per_switch", 0));
-        s.topology.global_links = static_cast<std::uint32_t>(number_or("topology.global_links", 0));
-        s.topology.groups = static_cast<std::uint32_t>(number_or("topology.groups", 0));
+        s.topology.endpoints = u32_or("topology.endpoints", 0);
+        s.topology.planes = u32_or("topology.planes", 0);
+        s.topology.q = u32_or("topology.q", 0);
+        s.topology.group_switches = u32_or("topology.group_switches", 0);
+        s.topology.endpoints_per_switch = u32_or("topology.endpoints_per_switch", 0);
+        s.topology.global_links = u32_or("topology.global_links", 0);
+        s.topology.groups = u32_or("topology.groups", 0);
         const auto price = catalog.prices().switch_usd.find(s.topology.switch_preset);
         s.cost.switch_usd = number_or(
             "cost.switch_usd", price == catalog.prices().switch_usd.end() ? -1.0 : price->second);
         s.cost.cable_usd = catalog.prices().cable_usd;
         for (auto& [kind, usd] : s.cost.cable_usd) usd = number_or("cost.cables." + kind, usd);
-        s.cost.rack_endpoints = static_cast<std::uint32_t>(
-            number_or("cost.rack_endpoints", node->nodes_per_rack * node->nics));
+        s.cost.rack_endpoints = u32_or("cost.rack_endpoints", node->nodes_per_rack * node->nics);
 
         auto& n = s.network;
         n.link_rate_gbps =
             number_or("network.link_rate_gbps", std::min(sw->port_rate_gbps, nic->port_rate_gbps));
         n.link_delay_ns = number_or("network.link_delay_ns", ll->link_delay_ns);
         n.switch_latency_ns = number_or("network.switch_latency_ns", sw->latency_ns);
-        n.port_buffer_bytes = static_cast<std::uint64_t>(
-            number_or("network.port_buffer_bytes", static_cast<double>(sw->port_buffer_bytes)));
-        n.mtu_bytes = static_cast<std::uint32_t>(number_or("network.mtu_bytes", ll->mtu_bytes));
-        n.header_bytes =
-            static_cast<std::uint32_t>(number_or("network.header_bytes", ll->header_bytes));
+        n.port_buffer_bytes = integer_or("network.port_buffer_bytes", sw->port_buffer_bytes);
+        n.mtu_bytes = u32_or("network.mtu_bytes", ll->mtu_bytes);
+        n.header_bytes = u32_or("network.header_bytes", ll->header_bytes);
         n.flow_control = text_or("network.flow_control", "credit") == "lossy" ? FlowControl::Lossy
                                                                               : FlowControl::Credit;
         n.routing = text_or("network.routing", "ecmp");
+        n.routing_policy = find_routing_policy(n.routing);
         n.congestion_control = text_or("network.congestion_control", "none");
         n.extra_latency_us = number_or("network.extra_latency_us", 0);
         if (n.port_buffer_bytes < static_cast<std::uint64_t>(n.mtu_bytes) + n.header_bytes)
@@ -510,7 +571,7 @@ class Loader {
 
         auto& w = s.workload;
         w.kind = text_or("workload.kind", "");
-        w.message_bytes = static_cast<std::uint64_t>(number_or("workload.message_bytes", 0));
+        w.message_bytes = integer_or("workload.message_bytes", 0);
         w.file = text_or("workload.file", "");
         if (!w.file.empty() && !std::filesystem::path(w.file).is_absolute() &&
             !overridden_.count("workload.file")) {
@@ -518,10 +579,10 @@ class Loader {
             w.file = (base / w.file).lexically_normal().string();
         }
         w.start_us = number_or("workload.start_us", 0);
-        w.destination = static_cast<std::uint32_t>(number_or("workload.destination", 0));
-        w.senders = static_cast<std::uint32_t>(number_or("workload.senders", 0));
+        w.destination = u32_or("workload.destination", 0);
+        w.senders = u32_or("workload.senders", 0);
         s.sim.max_time_us = number_or("sim.max_time_us", 0);
-        s.network.virtual_lanes = static_cast<std::uint32_t>(number_or("network.virtual_lanes", 0));
+        s.network.virtual_lanes = u32_or("network.virtual_lanes", 0);
     }
 
     std::string path_;
@@ -529,6 +590,7 @@ class Loader {
     std::set<std::string> overridden_;
     std::map<std::string, YAML::Mark> positions_;
     std::map<std::string, double> numbers_;
+    std::map<std::string, std::uint64_t> integers_;
     std::map<std::string, std::string> values_;
     Scenario scenario_;
 };

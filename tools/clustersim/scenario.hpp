@@ -61,6 +61,7 @@ struct Scenario {
         std::uint32_t header_bytes = 0;
         FlowControl flow_control = FlowControl::Credit;
         std::string routing = "ecmp";
+        std::uint32_t routing_policy = 0;  // index into routing_policies()
         std::string congestion_control = "none";
         double extra_latency_us = 0;
         std::uint32_t virtual_lanes = 0;  // 0 = what the topology needs

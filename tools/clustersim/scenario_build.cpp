@@ -6,10 +6,11 @@
 
 #include "topologies/rack_placement.hpp"
 #include "topologies/shortest_path_routes.hpp"
+#include "topologies/topology_kinds.hpp"
 
 #include "traffic/connection_matrix.hpp"
 #include "traffic/message_csv.hpp"
-#include "traffic/patterns.hpp"
+#include "traffic/workload_kinds.hpp"
 
 namespace clustersim {
 
@@ -58,7 +59,7 @@ Topology build_topology(const Scenario& s, std::uint32_t endpoints_if_unset) {
         Topology t = clustersim::build_topology(r);
         place_topology_in_racks(t, s.cost.rack_endpoints);
         return t;
-    } catch (const TopologyError& e) {
+    } catch (const KeyError& e) {
         throw s.error_at(e.key(), e.what());
     }
 }
@@ -69,7 +70,7 @@ CostBreakdown topology_cost(const Scenario& s, const Topology& t) {
     if (s.cost.switch_usd >= 0) prices.switch_usd[s.topology.switch_preset] = s.cost.switch_usd;
     try {
         return fabric_cost(t.inventory, s.topology.switch_preset, prices);
-    } catch (const TopologyError& e) {
+    } catch (const KeyError& e) {
         throw s.error_at(e.key(), e.what());
     }
 }
@@ -97,7 +98,7 @@ NodeSpec node_spec(const Scenario& s) {
     }
     spec.nic_latency = Time::from_ns(s.cluster.nic_latency_ns);
     spec.buffer_bytes = n.internal_buffer_bytes;
-    spec.pxn = s.topology.kind == "mpft" || s.topology.kind == "mrft";
+    spec.pxn = find_topology_kind(s.topology.kind)->pxn;
     spec.rdma_message_overhead = Time::from_ns(s.cluster.message_overhead_ns);
     spec.scale_up_message_overhead = Time::from_ns(n.nvlink_message_overhead_ns);
     return spec;
@@ -132,8 +133,7 @@ SimulatedFabric build_simulated_fabric(const Scenario& s, std::uint32_t trace_gp
                         packet_bytes, s.cluster.node, s.cluster.preset.internal_buffer_bytes,
                         s.cluster.preset.internal_buffer_bytes));
     if (s.cluster.bare) {
-        if (s.topology.kind == "mpft" || s.topology.kind == "dual-plane" ||
-            s.topology.kind == "shuffle")
+        if (find_topology_kind(s.topology.kind)->needs_node_model)
             throw s.error_at(
                 "cluster.node",
                 fmt::format("a {} fabric needs the node model to carry traffic between "
@@ -143,7 +143,7 @@ SimulatedFabric build_simulated_fabric(const Scenario& s, std::uint32_t trace_gp
     }
     try {
         f.expanded = expand_nodes(f.fabric, node_spec(s), f.layout);
-    } catch (const TopologyError& e) {
+    } catch (const KeyError& e) {
         throw s.error_at(e.key(), e.what());
     }
     return f;
@@ -156,51 +156,44 @@ NetworkParams network_params(const Scenario& s, const Topology& fabric) {
     p.flow_control = s.network.flow_control;
     p.seed = s.seed;
     p.extra_latency = Time::from_us(s.network.extra_latency_us);
+    p.routing = s.network.routing_policy;
     p.virtual_lanes = s.network.virtual_lanes != 0 ? s.network.virtual_lanes : fabric.virtual_lanes;
     return p;
 }
 
 Workload build_workload(const Scenario& s, std::uint32_t endpoints, TraceInput trace) {
     const auto& w = s.workload;
+    std::string names;
+    for (const auto& k : workload_kinds())
+        names += (names.empty() ? "" : ", ") + std::string(k.name);
     if (w.kind.empty())
-        throw s.error_at("workload.kind",
-                         "missing (expected one of: alltoall, permutation, incast, trace)");
-    if (w.kind == "trace") {
-        if (trace.nodes > endpoints)
-            throw s.error_at(
-                "topology.endpoints",
-                fmt::format("the trace {} names {} nodes but the topology has {} endpoints "
-                            "(expected at least {})",
-                            w.file, trace.nodes, endpoints, trace.nodes));
-        return std::move(trace.workload);
-    }
-    if (w.message_bytes == 0)
+        throw s.error_at("workload.kind", fmt::format("missing (expected one of: {})", names));
+    const WorkloadKind* kind = find_workload_kind(w.kind);
+    if (!kind)
+        throw s.error_at(
+            "workload.kind",
+            fmt::format("unsupported value '{}' (expected one of: {})", w.kind, names));
+    if (kind->needs_message_bytes && w.message_bytes == 0)
         throw s.error_at(
             "workload.message_bytes",
             fmt::format("missing: workload '{}' needs a message size (expected e.g. 2MiB)",
                         w.kind));
-    PatternParams p;
-    p.endpoints = endpoints;
-    p.message_bytes = w.message_bytes;
-    p.start = Time::from_us(w.start_us);
-    p.seed = s.seed;
-    if (endpoints < 2) throw s.error_at("topology.endpoints", "traffic needs at least 2 endpoints");
-    if (w.kind == "alltoall") return all_to_all(p);
-    if (w.kind == "permutation") return permutation(p);
-    if (w.kind == "incast") {
-        if (w.destination >= endpoints)
-            throw s.error_at("workload.destination",
-                             fmt::format("endpoint {} does not exist (expected below {})",
-                                         w.destination, endpoints));
-        const std::uint32_t senders = w.senders == 0 ? endpoints - 1 : w.senders;
-        if (senders >= endpoints)
-            throw s.error_at(
-                "workload.senders",
-                fmt::format("{} senders need more than {} endpoints (expected at most {})", senders,
-                            endpoints, endpoints - 1));
-        return incast(p, w.destination, senders);
+    WorkloadRequest r;
+    r.endpoints = endpoints;
+    r.message_bytes = w.message_bytes;
+    r.start = Time::from_us(w.start_us);
+    r.seed = s.seed;
+    r.destination = w.destination;
+    r.senders = w.senders;
+    if (w.kind == "trace") {
+        r.trace = &trace.workload;
+        r.trace_nodes = trace.nodes;
     }
-    throw s.error_at("workload.kind", fmt::format("unsupported value '{}'", w.kind));
+    try {
+        return kind->build(r);
+    } catch (const KeyError& e) {
+        throw s.error_at(e.key(), e.what());
+    }
 }
 
 }  // namespace clustersim

@@ -1,0 +1,202 @@
+#pragma once
+// The fabric's state at run time: links (rate, delay, packets in flight), egress ports (a FIFO
+// per virtual lane, a transmitter busy until a known time) and the lossless credits each port
+// holds for the buffer at the far end, or tail drop in lossy mode. It moves packets; which
+// port a packet takes (forwarding) and where packets come from (transport) are other parts.
+#include <algorithm>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "models/egress_port.hpp"
+#include "models/link.hpp"
+#include "models/network_params.hpp"
+#include "models/node_layout.hpp"
+#include "models/port_graph.hpp"
+#include "sim/simulator.hpp"
+
+namespace clustersim {
+
+struct FabricCounters {
+    std::uint64_t packet_hops = 0;  // packets crossing one link
+    std::uint64_t packets_dropped = 0;
+    std::uint64_t payload_dropped = 0;
+};
+
+class Fabric {
+  public:
+    Fabric(Simulator& sim, const PortGraph& graph, const NetworkParams& params,
+           const NodeLayout* layout);
+
+    /// What a packet occupies on links and in buffers: its payload plus the per-packet header.
+    std::uint32_t wire_bytes(const Packet& p) const {
+        return p.payload_bytes + params_.header_bytes;
+    }
+    std::uint32_t header_bytes() const { return params_.header_bytes; }
+    bool is_endpoint_channel(std::uint32_t ch) const { return ch >= first_endpoint_channel_; }
+    bool idle(std::uint32_t ch) const { return ports_[ch].wake_at == Time::never(); }
+
+    /// Wakes the port at `at` unless it already wakes earlier.
+    void arm(std::uint32_t ch, Time at) {
+        EgressPort& p = ports_[ch];
+        if (at < p.wake_at) {
+            p.wake_at = at;
+            sim_.schedule(at, ch, kPortWake);
+        }
+    }
+    /// A wake-up event arrived: true if it is the one the port wants (else it is stale).
+    bool take_wake(std::uint32_t ch, Time at) {
+        EgressPort& p = ports_[ch];
+        if (at != p.wake_at) return false;
+        p.wake_at = Time::never();
+        return true;
+    }
+
+    /// The port's transmitter is free now (else it re-arms for when it is).
+    bool ready(std::uint32_t ch);
+    /// Credits whose return trip has ended become usable.
+    void collect_credits(std::uint32_t ch);
+    bool has_credit(std::uint32_t ch, std::uint32_t vl, std::uint32_t wire) const {
+        const EgressPort& p = ports_[ch];
+        return p.unlimited_credits || p.credits_bytes[vl] >= static_cast<std::int64_t>(wire);
+    }
+    /// The lanes in turn from the port's round-robin position, skipping those without a packet
+    /// or without credit for it: the wire size of the packet to send next (0: none) and its lane.
+    std::uint32_t next_queued(std::uint32_t ch, std::uint32_t& vl) const;
+    bool has_queued(std::uint32_t ch) const { return ports_[ch].queued_bytes > 0; }
+    /// Something is waiting for credit: wake when the next credit returns.
+    void wait_for_credit(std::uint32_t ch);
+    /// Occupies the transmitter for `wire` bytes on lane `vl`; returns when it is free again.
+    Time begin_transmission(std::uint32_t ch, std::uint32_t wire, std::uint32_t vl);
+    /// Takes the head packet of lane `vl` off the queue.
+    Packet pop_queued(std::uint32_t ch, std::uint32_t vl, std::uint32_t wire);
+    /// Puts a packet whose transmission ends at `tx_end` on the link; credits the buffer it
+    /// leaves back upstream.
+    void launch(std::uint32_t ch, Packet p, std::uint32_t wire, std::uint32_t vl, Time tx_end);
+    /// The head packet of the link arrives at the far end.
+    Packet arrive(std::uint32_t ch, NodeRef& to);
+    /// Queues a packet at egress `out`; false when tail drop discards it (lossy mode).
+    bool enqueue(std::uint32_t out, const Packet& p);
+
+    std::span<const Link> links() const { return links_; }
+    std::span<const EgressPort> ports() const { return ports_; }
+    const FabricCounters& counters() const { return counters_; }
+
+  private:
+    Simulator& sim_;
+    NetworkParams params_;
+    std::vector<Link> links_;        // indexed by channel
+    std::vector<EgressPort> ports_;  // indexed by channel
+    std::uint32_t first_endpoint_channel_ = 0;
+    FabricCounters counters_;
+};
+
+// The per-packet path, inline: it runs a few times per packet hop.
+
+inline bool Fabric::ready(std::uint32_t ch) {
+    const EgressPort& port = ports_[ch];
+    if (sim_.now() < port.busy_until) {
+        arm(ch, port.busy_until);
+        return false;
+    }
+    return true;
+}
+
+inline void Fabric::collect_credits(std::uint32_t ch) {
+    EgressPort& port = ports_[ch];
+    if (port.unlimited_credits) return;
+    const Time now = sim_.now();
+    while (!port.returning.empty() && port.returning.front().at <= now) {
+        const CreditReturn c = port.returning.pop_front();
+        port.credits_bytes[c.vl] += c.bytes;
+    }
+}
+
+inline std::uint32_t Fabric::next_queued(std::uint32_t ch, std::uint32_t& vl) const {
+    const EgressPort& port = ports_[ch];
+    const std::uint32_t lanes = params_.virtual_lanes;
+    for (std::uint32_t i = 0, v = port.next_vl; i < lanes; ++i, v = v + 1 == lanes ? 0 : v + 1) {
+        const RingBuffer<Packet>& q = port.lane(v);
+        if (q.empty()) continue;
+        const std::uint32_t w = wire_bytes(q.front());
+        if (port.unlimited_credits || port.credits_bytes[v] >= static_cast<std::int64_t>(w)) {
+            vl = v;
+            return w;
+        }
+    }
+    return 0;
+}
+
+inline void Fabric::wait_for_credit(std::uint32_t ch) {
+    EgressPort& port = ports_[ch];
+    port.waiting_for_credit = true;
+    if (!port.returning.empty()) arm(ch, port.returning.front().at);
+}
+
+inline Time Fabric::begin_transmission(std::uint32_t ch, std::uint32_t wire, std::uint32_t vl) {
+    EgressPort& port = ports_[ch];
+    port.waiting_for_credit = false;
+    if (!port.unlimited_credits) port.credits_bytes[vl] -= wire;
+    const Time tx_end = sim_.now() + links_[ch].clock.time_for(wire);
+    port.busy_until = tx_end;
+    return tx_end;
+}
+
+inline Packet Fabric::pop_queued(std::uint32_t ch, std::uint32_t vl, std::uint32_t wire) {
+    EgressPort& port = ports_[ch];
+    Packet p = port.lane(vl).pop_front();
+    port.queued_bytes -= wire;
+    port.next_vl = static_cast<std::uint8_t>(vl + 1 == params_.virtual_lanes ? 0 : vl + 1);
+    return p;
+}
+
+inline void Fabric::launch(std::uint32_t ch, Packet p, std::uint32_t wire, std::uint32_t vl,
+                           Time tx_end) {
+    if (p.credit_channel != kNone) {
+        // The packet leaves this switch's buffer: its space is credited back upstream.
+        EgressPort& up = ports_[p.credit_channel];
+        const Time at = sim_.now() + up.credit_delay;
+        up.returning.push_back(CreditReturn{at, wire, p.credit_vl});
+        if (up.waiting_for_credit) arm(p.credit_channel, at);
+    }
+    const EgressPort& port = ports_[ch];
+    p.credit_channel = port.unlimited_credits ? kNone : ch;
+    p.credit_vl = static_cast<std::uint8_t>(vl);
+    Link& link = links_[ch];
+    if (link.fabric_hop) ++p.fabric_hops;
+    link.bytes_carried += wire;
+    const bool was_idle = link.in_flight.empty();
+    link.in_flight.push_back(InFlight{tx_end + link.arrival_delay, p});
+    if (was_idle) sim_.schedule(tx_end + link.arrival_delay, ch, kLinkArrival);
+}
+
+inline Packet Fabric::arrive(std::uint32_t ch, NodeRef& to) {
+    Link& link = links_[ch];
+    const InFlight f = link.in_flight.pop_front();
+    if (!link.in_flight.empty()) sim_.schedule(link.in_flight.front().arrival, ch, kLinkArrival);
+    ++counters_.packet_hops;
+    to = link.to;
+    return f.packet;
+}
+
+inline bool Fabric::enqueue(std::uint32_t out, const Packet& p) {
+    EgressPort& port = ports_[out];
+    const std::uint32_t wire = wire_bytes(p);
+    if (params_.flow_control == FlowControl::Lossy &&
+        port.queued_bytes + wire > port.buffer_bytes) {
+        ++port.drops;
+        ++counters_.packets_dropped;
+        counters_.payload_dropped += p.payload_bytes;
+        return false;
+    }
+    // Lane for the next hop: switch-to-switch hops taken so far (0 off the fabric's core).
+    const std::uint32_t vl = links_[out].fabric_hop
+                                 ? std::min<std::uint32_t>(p.fabric_hops, params_.virtual_lanes - 1)
+                                 : 0;
+    port.lane(vl).push_back(p);
+    port.queued_bytes += wire;
+    port.max_queue_bytes = std::max(port.max_queue_bytes, port.queued_bytes);
+    return true;
+}
+
+}  // namespace clustersim

@@ -1,0 +1,83 @@
+#pragma once
+// Forwarding: the output a packet takes at each switch. Fabric switches look up the candidates
+// toward the destination's edge switch in their plane and let their routing policy choose;
+// node-internal switches (GPU hub, NVSwitch, NIC) follow the node model's fixed rules.
+#include <cstdint>
+#include <span>
+#include <stdexcept>
+#include <vector>
+
+#include "models/egress_port.hpp"
+#include "models/forwarding_tables.hpp"
+#include "models/network_params.hpp"
+#include "models/node_layout.hpp"
+#include "models/port_graph.hpp"
+#include "models/routing_policy.hpp"
+
+namespace clustersim {
+
+class Forwarding {
+  public:
+    /// `ports` are the fabric's egress ports (what adaptive policies read); `layout` may be null.
+    Forwarding(const PortGraph& graph, const ForwardingTables& routes, const NetworkParams& params,
+               const NodeLayout* layout, std::span<const EgressPort> ports);
+
+    std::uint32_t route(std::uint32_t sw, const Packet& p) {
+        if (!layout_) return fabric_route(sw, p);
+        return node_route(sw, p);
+    }
+
+  private:
+    struct FabricSwitch {
+        std::uint64_t salt = 0;           // per-switch hash salt
+        std::uint32_t component = kNone;  // its plane (connected fabric), kNone off-fabric
+        ChooseOutput choose = nullptr;    // its routing policy
+    };
+    struct Attachment {
+        std::uint32_t fabric_switch = kNone;  // the fabric switch a destination's NIC port is on
+        std::uint32_t down_channel = kNone;   // that switch's channel to the port
+        std::uint32_t component = kNone;      // the plane (connected fabric) it belongs to
+        std::uint32_t edge = kNone;           // its index in the forwarding tables
+    };
+    struct NicPorts {
+        std::uint32_t first_network = kNone, network_count = 0;
+        std::uint32_t first_hub = kNone, first_gpu = 0;  // channels to the GPUs it serves
+    };
+
+    std::uint32_t fabric_route(std::uint32_t sw, const Packet& p) const;
+    std::uint32_t node_route(std::uint32_t sw, const Packet& p);
+    void find_planes();
+    void index_attachments();
+    void index_node_switches();
+
+    const PortGraph& graph_;
+    const ForwardingTables& routes_;
+    const NodeLayout* layout_ = nullptr;
+    std::span<const EgressPort> ports_;
+    std::vector<FabricSwitch> fabric_switches_;
+    std::vector<Attachment> attachments_;  // per destination endpoint, in attach_first_ ranges
+    std::vector<std::uint32_t> attach_first_;
+    bool single_attachment_ = false;        // attachments_[e] is endpoint e's one attachment
+    std::vector<std::uint32_t> hub_gpu_;    // per switch: the GPU of a hub
+    std::vector<NicPorts> nic_ports_;       // per switch (NIC switches only)
+    std::vector<std::uint32_t> nic_spray_;  // per NIC switch: next network port
+};
+
+inline std::uint32_t Forwarding::fabric_route(std::uint32_t sw, const Packet& p) const {
+    const FabricSwitch& here = fabric_switches_[sw];
+    // One attachment per destination (the common case) is stored at the destination's index.
+    const std::uint32_t first = single_attachment_ ? p.dst : attach_first_[p.dst];
+    const std::uint32_t last = single_attachment_ ? p.dst + 1 : attach_first_[p.dst + 1];
+    for (std::uint32_t i = first; i < last; ++i) {
+        const Attachment& a = attachments_[i];
+        if (a.component != here.component) continue;
+        if (a.fabric_switch == sw) return a.down_channel;
+        const auto c = routes_.candidates(sw, a.edge);
+        if (c.empty()) break;
+        if (c.size() == 1) return c[0];
+        return here.choose(RouteChoice{c, p, here.salt, ports_});
+    }
+    throw std::logic_error("no route: the destination is not reachable in this plane");
+}
+
+}  // namespace clustersim

@@ -1,0 +1,75 @@
+#include "traffic/workload_kinds.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+
+#include "sim/key_error.hpp"
+#include "traffic/patterns.hpp"
+
+namespace clustersim {
+namespace {
+
+PatternParams pattern(const WorkloadRequest& r) {
+    if (r.endpoints < 2) throw KeyError("topology.endpoints", "traffic needs at least 2 endpoints");
+    PatternParams p;
+    p.endpoints = r.endpoints;
+    p.message_bytes = r.message_bytes;
+    p.start = r.start;
+    p.seed = r.seed;
+    return p;
+}
+
+Workload build_alltoall(const WorkloadRequest& r) {
+    return all_to_all(pattern(r));
+}
+Workload build_permutation(const WorkloadRequest& r) {
+    return permutation(pattern(r));
+}
+Workload build_incast(const WorkloadRequest& r) {
+    const PatternParams p = pattern(r);
+    if (r.destination >= r.endpoints)
+        throw KeyError("workload.destination",
+                       fmt::format("endpoint {} does not exist (expected below {})", r.destination,
+                                   r.endpoints));
+    const std::uint32_t senders = r.senders == 0 ? r.endpoints - 1 : r.senders;
+    if (senders >= r.endpoints)
+        throw KeyError("workload.senders",
+                       fmt::format("{} senders need more than {} endpoints (expected at most {})",
+                                   senders, r.endpoints, r.endpoints - 1));
+    return incast(p, r.destination, senders);
+}
+Workload build_trace(const WorkloadRequest& r) {
+    if (!r.trace)
+        throw KeyError("workload.kind",
+                       "a trace workload needs workload.file (expected a .cm or .csv path)");
+    if (r.trace_nodes > r.endpoints)
+        throw KeyError("topology.endpoints",
+                       fmt::format("the trace names {} nodes but the topology has {} endpoints "
+                                   "(expected at least {})",
+                                   r.trace_nodes, r.endpoints, r.trace_nodes));
+    return *r.trace;
+}
+
+// clang-format off
+constexpr std::array kKinds = {
+    WorkloadKind{"alltoall", "one message per ordered pair of distinct endpoints", true, &build_alltoall},
+    WorkloadKind{"permutation", "every endpoint sends to one other and receives from one (seeded)", true, &build_permutation},
+    WorkloadKind{"incast", "workload.senders endpoints send to workload.destination", true, &build_incast},
+    WorkloadKind{"trace", "messages and triggers from workload.file (.cm or .csv)", false, &build_trace},
+};
+// clang-format on
+
+}  // namespace
+
+std::span<const WorkloadKind> workload_kinds() {
+    return kKinds;
+}
+
+const WorkloadKind* find_workload_kind(std::string_view name) {
+    for (const auto& k : kKinds)
+        if (k.name == name) return &k;
+    return nullptr;
+}
+
+}  // namespace clustersim

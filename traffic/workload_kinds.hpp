@@ -1,0 +1,35 @@
+#pragma once
+// The workload kinds this build has: one table entry each (name, help, builder). Adding a kind
+// is a builder in its own file and a row in traffic/workload_kinds.cpp; the scenario schema
+// lists the names from here. Builders throw KeyError naming the scenario key at fault.
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "models/workload.hpp"
+
+namespace clustersim {
+
+struct WorkloadRequest {
+    std::uint32_t endpoints = 0;
+    std::uint64_t message_bytes = 0;  // 0: not set
+    Time start;
+    std::uint64_t seed = 1;
+    std::uint32_t destination = 0;    // incast
+    std::uint32_t senders = 0;        // incast; 0 = every other endpoint
+    const Workload* trace = nullptr;  // trace: read by the caller from workload.file
+    std::uint32_t trace_nodes = 0;
+};
+
+struct WorkloadKind {
+    std::string_view name;
+    std::string_view help;
+    bool needs_message_bytes = false;
+    Workload (*build)(const WorkloadRequest&);
+};
+
+std::span<const WorkloadKind> workload_kinds();
+/// The kind named `name`, or null.
+const WorkloadKind* find_workload_kind(std::string_view name);
+
+}  // namespace clustersim
