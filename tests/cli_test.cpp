@@ -127,3 +127,34 @@ TEST_CASE("every shipped scenario passes check", "[cli][scenarios]") {
         CHECK(r.exit_code == 0);
     }
 }
+
+TEST_CASE("integers stay exact 64-bit integers from --set to results.json", "[cli][values]") {
+    const auto dir = temp_dir("exact-int");
+    write_text(dir / "s.yaml",
+               "cluster: {node: none}\ntopology: {kind: ft2, switch_radix: 4, endpoints: 2}\n"
+               "workload: {kind: permutation, message_bytes: 4KiB}\n");
+    const std::string scen = (dir / "s.yaml").string();
+    auto r = run_cli("run " + scen + " --set seed=9007199254740993 --json");
+    REQUIRE(r.exit_code == 0);
+    CHECK(Json::parse(r.out)["seed"].get<std::uint64_t>() == 9007199254740993ull);
+    r = run_cli("run " + scen + " --set seed=18446744073709551615 --json");
+    REQUIRE(r.exit_code == 0);
+    CHECK(Json::parse(r.out)["seed"].get<std::uint64_t>() == 18446744073709551615ull);
+    for (const char* bad : {"18446744073709551616", "-1", "99999999999999999999999"}) {
+        r = run_cli("check " + scen + " --set seed=" + bad);
+        INFO(bad << ": " << r.err);
+        CHECK(r.exit_code == 2);
+        CHECK(r.err.find("out of range") != std::string::npos);
+    }
+    r = run_cli("run " + scen + " --set workload.message_bytes=1e4 --json");
+    REQUIRE(r.exit_code == 0);
+    CHECK(Json::parse(r.out)["messages"]["bytes"].get<std::uint64_t>() == 2 * 10000);
+}
+
+TEST_CASE("check --schema lists every entry of every registry", "[cli][registry]") {
+    const auto r = run_cli("check --schema");
+    REQUIRE(r.exit_code == 0);
+    for (const char* name : {"ft2", "ft3", "mpft", "mrft", "dual-plane", "shuffle", "slimfly",
+                             "dragonfly", "ecmp", "alltoall", "permutation", "incast", "trace"})
+        CHECK(r.out.find(name) != std::string::npos);
+}

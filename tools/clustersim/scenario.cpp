@@ -66,25 +66,15 @@ KeySpec reserved(std::string path, Type type, std::string help) {
     return k;
 }
 
+// The names of a registry's entries (topology kinds, routing policies, ...), in table order.
+template <class Entries>
+std::vector<std::string> names_of(const Entries& entries) {
+    std::vector<std::string> out;
+    for (const auto& e : entries) out.emplace_back(e.name);
+    return out;
+}
 std::vector<std::string> topology_kind_names() {
-    std::vector<std::string> out;
-    for (const auto& k : topology_kinds()) out.emplace_back(k.name);
-    return out;
-}
-std::vector<std::string> workload_kind_names() {
-    std::vector<std::string> out;
-    for (const auto& k : workload_kinds()) out.emplace_back(k.name);
-    return out;
-}
-std::vector<std::string> routing_policy_names() {
-    std::vector<std::string> out;
-    for (const auto& r : routing_policies()) out.emplace_back(r.name);
-    return out;
-}
-std::vector<std::string> congestion_control_names() {
-    std::vector<std::string> out;
-    for (const auto& c : congestion_controls()) out.emplace_back(c.name);
-    return out;
+    return names_of(topology_kinds());
 }
 
 // clang-format off
@@ -136,9 +126,9 @@ const std::vector<KeySpec>& schema() {
         choice("network.flow_control", {"credit", "lossy", "pfc"}, {"credit", "lossy"}, "credit",
                "lossless credits (InfiniBand) or tail drop"),
         choice("network.routing", {"static", "ecmp", "adaptive", "spray", "flowlet", "valiant", "ugal"},
-               routing_policy_names(), "ecmp", "path choice among a switch's candidate outputs (models/routing_policy.cpp)"),
+               names_of(routing_policies()), "ecmp", "path choice among a switch's candidate outputs (models/routing_policy.cpp)"),
         choice("network.congestion_control", {"none", "dcqcn", "hpcc", "timely", "swift"},
-               congestion_control_names(), "none", "sender congestion control (models/congestion_control.cpp)"),
+               names_of(congestion_controls()), "none", "sender congestion control (models/congestion_control.cpp)"),
         number("network.extra_latency_us", 0, 1e9, "0", "latency added to every message's completion (what-if)"),
         integer("network.virtual_lanes", 1, 4, "what the topology needs (slimfly 2, dragonfly 3, else 1)",
                 "lanes per link; lane = switch-to-switch hops so far, which keeps minimal routing deadlock-free"),
@@ -153,7 +143,7 @@ const std::vector<KeySpec>& schema() {
         reserved("model.shared_experts", Type::Integer, "shared experts"),
         section("workload"),
         choice("workload.kind", {"moe", "alltoall", "allreduce", "allgather", "reducescatter", "permutation", "incast", "trace"},
-               workload_kind_names(), "(required for run)", "traffic to send (traffic/workload_kinds.cpp)"),
+               names_of(workload_kinds()), "(required for run)", "traffic to send (traffic/workload_kinds.cpp)"),
         integer("workload.message_bytes", 1, 1e15, "(required for synthetic kinds)",
                 "message size (accepts KB, MB, GB, KiB, MiB, GiB)"),
         text("workload.file", "-", "trace input: htsim connection matrix (.cm) or CSV src,dst,bytes,start_us"),

@@ -1,0 +1,106 @@
+#include <catch2/catch.hpp>
+
+#include "support.hpp"
+
+using namespace clustersim;
+using namespace clustersim::test;
+
+// The workload DAG: compute tasks queue per GPU, joins gate successors, transfers start when
+// their inputs complete. Expected times are derived from the durations and the path latency.
+
+namespace {
+
+double us(Time t) {
+    return t.us();
+}
+
+struct DagRun {
+    SimulationResult result;
+    std::vector<ComputeState> computes;
+};
+
+// Runs `w` on two bare NICs under one switch and returns the message and compute states.
+DagRun run_dag(const Workload& w) {
+    const TestFabric f(small_ft2(4, 2));
+    Simulator sim;
+    Network net(sim, f.topology.graph, f.routes, w, ib_params());
+    net.start();
+    sim.run(net);
+    DagRun r;
+    r.result.messages.assign(net.messages().begin(), net.messages().end());
+    r.result.status = net.all_finished() ? SimulationResult::Status::Completed
+                                         : SimulationResult::Status::Stalled;
+    r.computes.assign(net.computes().begin(), net.computes().end());
+    return r;
+}
+
+}  // namespace
+
+TEST_CASE("compute tasks on one GPU run one at a time in activation order", "[dag]") {
+    Workload w;
+    // Two micro-batches' tasks released together on GPU 0, a third on GPU 1.
+    w.add_compute(ComputeSpec{0, Time::from_us(10), Time::zero(), 1});
+    w.add_compute(ComputeSpec{0, Time::from_us(5), Time::zero(), 2});
+    w.add_compute(ComputeSpec{1, Time::from_us(7), Time::zero(), 3});
+    const DagRun r = run_dag(w);
+    REQUIRE(r.result.status == SimulationResult::Status::Completed);
+    CHECK(us(r.computes[0].finished) == Approx(10));
+    CHECK(us(r.computes[1].started) == Approx(10));  // waited for the GPU
+    CHECK(us(r.computes[1].finished) == Approx(15));
+    CHECK(us(r.computes[2].finished) == Approx(7));  // another GPU: in parallel
+}
+
+TEST_CASE(
+    "a transfer gated by compute starts when it ends; compute gated by a join of two "
+    "transfers starts when the later one is received",
+    "[dag]") {
+    Workload w;
+    const std::uint32_t attention =
+        w.add_compute(ComputeSpec{0, Time::from_us(4), Time::zero(), 1});
+    MessageSpec m{.src = 0, .dst = 1, .bytes = 4096};
+    const std::uint32_t a = w.add_message(m);
+    m.bytes = 64 * 4096;
+    const std::uint32_t b = w.add_message(m);
+    w.depend({TaskKind::Compute, attention}, Completion::Done, {TaskKind::Transfer, a});
+    w.depend({TaskKind::Compute, attention}, Completion::Done, {TaskKind::Transfer, b});
+    const std::uint32_t j = w.add_join(JoinSpec{JoinKind::All, 2, Time::zero(), 0});
+    w.depend({TaskKind::Transfer, a}, Completion::Done, {TaskKind::Join, j});
+    w.depend({TaskKind::Transfer, b}, Completion::Done, {TaskKind::Join, j});
+    const std::uint32_t experts = w.add_compute(ComputeSpec{1, Time::from_us(6), Time::never(), 2});
+    w.depend({TaskKind::Join, j}, Completion::Done, {TaskKind::Compute, experts});
+    REQUIRE(w.validate(2).empty());
+    const DagRun r = run_dag(w);
+    REQUIRE(r.result.status == SimulationResult::Status::Completed);
+    CHECK(us(r.result.messages[a].started) == Approx(4));
+    CHECK(us(r.result.messages[b].started) == Approx(4));
+    const Time later = std::max(r.result.messages[a].finished, r.result.messages[b].finished);
+    CHECK(r.computes[experts].started == later);
+    CHECK(r.computes[experts].finished == later + Time::from_us(6));
+}
+
+TEST_CASE("a sequence join activates one successor per input, in order; a first join fires once",
+          "[dag]") {
+    Workload w;
+    const std::uint32_t seq = w.add_join(JoinSpec{JoinKind::Sequence, 1, Time::from_us(1), 0});
+    const std::uint32_t first = w.add_join(JoinSpec{JoinKind::First, 1, Time::zero(), 0});
+    std::vector<std::uint32_t> c;
+    for (std::uint32_t i = 0; i < 3; ++i)
+        c.push_back(w.add_compute(ComputeSpec{i % 2, Time::from_us(2), Time::never(), i}));
+    // Two releases feed the sequence join: the first activates c0, the second c1; c2 never runs.
+    const std::uint32_t r1 = w.add_compute(ComputeSpec{0, Time::from_us(1), Time::zero(), 10});
+    const std::uint32_t r2 = w.add_compute(ComputeSpec{1, Time::from_us(3), Time::zero(), 11});
+    for (std::uint32_t r : {r1, r2}) {
+        w.depend({TaskKind::Compute, r}, Completion::Done, {TaskKind::Join, seq});
+        w.depend({TaskKind::Compute, r}, Completion::Done, {TaskKind::Join, first});
+    }
+    for (std::uint32_t x : c)
+        w.depend({TaskKind::Join, seq}, Completion::Done, {TaskKind::Compute, x});
+    const std::uint32_t once = w.add_compute(ComputeSpec{1, Time::from_us(1), Time::never(), 12});
+    w.depend({TaskKind::Join, first}, Completion::Done, {TaskKind::Compute, once});
+    const DagRun r = run_dag(w);
+    CHECK(r.result.status == SimulationResult::Status::Stalled);  // c2 never activated
+    CHECK(us(r.computes[c[0]].activated) == Approx(1 + 1));       // r1 ends at 1, join delay 1
+    CHECK(us(r.computes[c[1]].activated) == Approx(3 + 1));       // r2 ends at 3
+    CHECK(r.computes[c[2]].activated == Time::never());
+    CHECK(us(r.computes[once].activated) == Approx(1));  // on r1 only
+}

@@ -1,0 +1,61 @@
+#include <catch2/catch.hpp>
+
+#include "models/rdma_transport.hpp"
+#include "support.hpp"
+
+using namespace clustersim;
+using namespace clustersim::test;
+
+TEST_CASE(
+    "a receiver completes a message once every distinct packet arrived, in any order, and "
+    "ignores duplicates",
+    "[transport]") {
+    const TestFabric f(small_ft2(4, 2));
+    Workload w;
+    w.add_message(MessageSpec{.src = 0, .dst = 1, .bytes = 4 * 4096 + 100, .start = Time::zero()});
+    RdmaTransport t(f.topology.graph, w, ib_params(), nullptr);
+    auto packet = [](std::uint32_t seq, std::uint32_t payload) {
+        Packet p;
+        p.message = 0;
+        p.sequence = seq;
+        p.payload_bytes = payload;
+        return p;
+    };
+    // Five packets: 0..3 of 4,096 B, 4 of 100 B, delivered 3, 1, 4, 1 (again), 0, 2.
+    CHECK_FALSE(t.receive(packet(3, 4096)));
+    CHECK_FALSE(t.receive(packet(1, 4096)));
+    CHECK_FALSE(t.receive(packet(4, 100)));
+    CHECK_FALSE(t.receive(packet(1, 4096)));  // duplicate
+    CHECK_FALSE(t.receive(packet(0, 4096)));
+    CHECK(t.state(0).bytes_received == 3 * 4096 + 100);
+    CHECK(t.receive(packet(2, 4096)));
+    CHECK(t.state(0).bytes_received == 4 * 4096 + 100);
+    CHECK(t.counters().duplicate_packets == 1);
+    CHECK_FALSE(t.receive(packet(2, 4096)));  // a late duplicate never completes it twice
+    CHECK(t.counters().duplicate_packets == 2);
+}
+
+TEST_CASE("a sender numbers its packets and marks the one that carries the last byte",
+          "[transport]") {
+    const TestFabric f(small_ft2(4, 2));
+    Workload w;
+    w.add_message(MessageSpec{.src = 0, .dst = 1, .bytes = 2 * 4096 + 1, .start = Time::zero()});
+    const NetworkParams p = ib_params();
+    RdmaTransport t(f.topology.graph, w, p, nullptr);
+    const std::uint32_t ch = t.enqueue(0);
+    std::vector<Packet> sent;
+    bool last = false;
+    while (t.has_more(ch)) {
+        CHECK(t.next_wire_bytes(ch) > p.header_bytes);
+        sent.push_back(t.take_packet(ch, Time::zero(), Time::zero(), last));
+    }
+    REQUIRE(sent.size() == 3);
+    CHECK(last);
+    for (std::uint32_t i = 0; i < 3; ++i) {
+        CHECK(sent[i].sequence == i);
+        CHECK(sent[i].src == 0);
+        CHECK(sent[i].dst == 1);
+        CHECK(sent[i].kind == PacketKind::Data);
+    }
+    CHECK(sent[2].payload_bytes == 1);
+}
