@@ -95,7 +95,8 @@ void Network::on_link_arrival(std::uint32_t ch) {
     }
     --packets_live_;
     if (!transport_.receive(p)) return;
-    if (params_.extra_latency > Time::zero())
+    // Extra latency models a slower fabric, not a slower node: inter-node messages only.
+    if (params_.extra_latency > Time::zero() && transport_.inter_node(p.message))
         sim_.schedule(sim_.now() + params_.extra_latency, p.message, kMessageDone);
     else
         finish_message(p.message);

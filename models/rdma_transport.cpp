@@ -44,10 +44,7 @@ RdmaTransport::RdmaTransport(const PortGraph& graph, const Workload& workload,
 
 Time RdmaTransport::message_overhead(std::uint32_t m) const {
     if (!layout_) return Time::zero();
-    const MessageSpec& spec = workload_.messages[m];
-    return layout_->node_of_gpu(spec.src) == layout_->node_of_gpu(spec.dst)
-               ? layout_->scale_up_message_overhead
-               : layout_->rdma_message_overhead;
+    return inter_node(m) ? layout_->rdma_message_overhead : layout_->scale_up_message_overhead;
 }
 
 std::uint32_t RdmaTransport::enqueue(std::uint32_t m) {

@@ -40,6 +40,11 @@ class RdmaTransport {
     RdmaTransport(const PortGraph& graph, const Workload& workload, const NetworkParams& params,
                   const NodeLayout* layout);
 
+    /// Whether message m leaves its node (always, for bare NICs).
+    bool inter_node(std::uint32_t m) const {
+        const MessageSpec& spec = workload_.messages[m];
+        return !layout_ || layout_->node_of_gpu(spec.src) != layout_->node_of_gpu(spec.dst);
+    }
     /// The sender's overhead before message m's first packet (GPU- or CPU-side work request).
     Time message_overhead(std::uint32_t m) const;
     /// Message m may send: joins its sender's round-robin. Returns the sender's channel.

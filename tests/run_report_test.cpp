@@ -112,3 +112,19 @@ TEST_CASE("cluster.socket_crossing_ns is paid on both GPU-NIC crossings of an in
         latency_max(run_scenario(dir, yaml, "--set cluster.socket_crossing_ns=500"));
     CHECK(crossed - base == Approx(1.0).margin(1e-6));
 }
+
+TEST_CASE("network.extra_latency_us delays inter-node messages and leaves NVLink-only ones alone",
+          "[report][node]") {
+    const auto dir = temp_dir("extra-latency-nvlink");
+    const std::string yaml =
+        "topology: {kind: ft2, switch_radix: 8, endpoints: 16}\n"
+        "workload: {kind: trace, file: m.csv}\n";
+    write_text(dir / "m.csv", "src,dst,bytes,start_us\n0,1,65536,0\n");  // same node: NVLink
+    const double nvlink = latency_max(run_scenario(dir, yaml));
+    CHECK(latency_max(run_scenario(dir, yaml, "--set network.extra_latency_us=5")) ==
+          Approx(nvlink).margin(1e-9));
+    write_text(dir / "m.csv", "src,dst,bytes,start_us\n0,8,65536,0\n");  // other node: RDMA
+    const double rdma = latency_max(run_scenario(dir, yaml));
+    CHECK(latency_max(run_scenario(dir, yaml, "--set network.extra_latency_us=5")) - rdma ==
+          Approx(5).margin(1e-9));
+}

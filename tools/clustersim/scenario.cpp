@@ -129,7 +129,7 @@ const std::vector<KeySpec>& schema() {
                names_of(routing_policies()), "ecmp", "path choice among a switch's candidate outputs (models/routing_policy.cpp)"),
         choice("network.congestion_control", {"none", "dcqcn", "hpcc", "timely", "swift"},
                names_of(congestion_controls()), "none", "sender congestion control (models/congestion_control.cpp)"),
-        number("network.extra_latency_us", 0, 1e9, "0", "latency added to every message's completion (what-if)"),
+        number("network.extra_latency_us", 0, 1e9, "0", "latency added to every inter-node message's completion (what-if)"),
         integer("network.virtual_lanes", 1, 4, "what the topology needs (slimfly 2, dragonfly 3, else 1)",
                 "lanes per link; lane = switch-to-switch hops so far, which keeps minimal routing deadlock-free"),
         section("sim"),
