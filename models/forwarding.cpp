@@ -31,13 +31,14 @@ std::uint32_t Forwarding::node_route(std::uint32_t sw, const Packet& p) {
         case SwitchRole::Fabric:
             return fabric_route(sw, p);
         case SwitchRole::GpuHub: {
-            const std::uint32_t first =
-                graph_.first_channel({NodeKind::Switch, sw});  // gpu, scale-up, nic
+            // Channels: to its GPU (one per GPU path), to the scale-up switch, to its NIC.
+            const std::uint32_t first = graph_.first_channel({NodeKind::Switch, sw});
+            const std::uint32_t scale_up = first + kGpuPaths, nic = scale_up + 1;
             if (l.hub[b] == sw) return first;
-            if (l.node_of_gpu(b) == l.node_of[sw]) return first + 1;
+            if (l.node_of_gpu(b) == l.node_of[sw]) return scale_up;
             const std::uint32_t here = hub_gpu_[sw];
-            if (l.pxn && l.plane_of_gpu(b) != l.plane_of_gpu(here)) return first + 1;
-            return first + 2;
+            if (l.pxn && l.plane_of_gpu(b) != l.plane_of_gpu(here)) return scale_up;
+            return nic;
         }
         case SwitchRole::ScaleUp: {
             const std::uint32_t first =

@@ -18,6 +18,13 @@ enum class SwitchRole : std::uint8_t {
     Nic,      // a NIC: PCIe side towards its GPU(s), one or more network ports
 };
 
+/// A GPU's channels, in order: its NVLink path and its RDMA path (the NIC's reads over PCIe),
+/// both into its hub. A hub's channels: to its GPU (receiving; one per GPU path, the first is
+/// used), then to the scale-up switch, then to its NIC.
+inline constexpr std::uint32_t kScaleUpPath = 0;
+inline constexpr std::uint32_t kRdmaPath = 1;
+inline constexpr std::uint32_t kGpuPaths = 2;
+
 struct NodeLayout {
     std::uint32_t gpus_per_node = 0;
     std::uint32_t nics_per_node = 0;
@@ -35,6 +42,12 @@ struct NodeLayout {
     /// The NIC index within its node (= its plane or rail).
     std::uint32_t plane_of_gpu(std::uint32_t g) const {
         return (g % gpus_per_node) * nics_per_node / gpus_per_node;
+    }
+    /// Whether a message from GPU `src` to GPU `dst` leaves over NVLink first: inside a node,
+    /// or (PXN) to a NIC on another plane, reached through the local GPU on that plane.
+    bool starts_on_scale_up(std::uint32_t src, std::uint32_t dst) const {
+        return node_of_gpu(src) == node_of_gpu(dst) ||
+               (pxn && plane_of_gpu(src) != plane_of_gpu(dst));
     }
     /// The first local GPU that uses NIC `plane`.
     std::uint32_t gpu_for_plane(std::uint32_t plane) const {

@@ -18,12 +18,15 @@ RdmaTransport::RdmaTransport(const PortGraph& graph, const Workload& workload,
     for (std::uint32_t e = 0; e < endpoints; ++e) {
         const NodeRef node{NodeKind::Endpoint, e};
         if (graph.channels_of(node) == 0) continue;  // unattached endpoint: never a source
-        if (graph.channels_of(node) > 1)
+        const std::uint32_t paths = layout ? kGpuPaths : 1;
+        if (graph.channels_of(node) != paths)
             throw std::invalid_argument(
-                "an endpoint with several ports needs the node model (a NIC switch)");
+                layout ? "a GPU needs its two paths (NVLink, RDMA) into its hub"
+                       : "an endpoint with several ports needs the node model (a NIC switch)");
         const std::uint32_t ch = graph.first_channel(node);
-        if (channels[ch].to.kind != NodeKind::Switch)
-            throw std::invalid_argument("an endpoint must attach to a switch");
+        for (std::uint32_t c = ch; c < ch + paths; ++c)
+            if (channels[c].to.kind != NodeKind::Switch)
+                throw std::invalid_argument("an endpoint must attach to a switch");
         channel_of_endpoint_[e] = ch;
         first_channel_ = std::min(first_channel_, ch);
     }
@@ -48,8 +51,11 @@ Time RdmaTransport::message_overhead(std::uint32_t m) const {
 }
 
 std::uint32_t RdmaTransport::enqueue(std::uint32_t m) {
-    const std::uint32_t ch = channel_of_endpoint_[workload_.messages[m].src];
+    const MessageSpec& spec = workload_.messages[m];
+    std::uint32_t ch = channel_of_endpoint_[spec.src];
     if (ch == kNone) throw std::logic_error("message from an unattached endpoint");
+    // A GPU's NVLink sender and its NIC's RDMA sender each keep their own round-robin.
+    if (layout_ && !layout_->starts_on_scale_up(spec.src, spec.dst)) ch += kRdmaPath;
     sender_of(ch).active.push_back(m);
     return ch;
 }

@@ -142,3 +142,48 @@ TEST_CASE("dual-plane and shuffle NICs spread one connection over every plane", 
         }
     }
 }
+
+namespace {
+
+// Latency of message `id` (its index in the CSV) in a run of `csv` on `topology_yaml`.
+std::vector<double> latencies_us(const std::string& name, const std::string& topology_yaml,
+                                 const std::string& csv) {
+    const auto dir = temp_dir("paths-" + name);
+    write_text(dir / "m.csv", "src,dst,bytes,start_us\n" + csv);
+    const Run r = run_yaml(
+        name, topology_yaml + "workload: {kind: trace, file: " + (dir / "m.csv").string() + "}\n");
+    REQUIRE(r.result.status == SimulationResult::Status::Completed);
+    std::vector<double> out;
+    for (const auto& m : r.result.messages) out.push_back((m.finished - m.started).us());
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "NVLink and RDMA are independent paths out of a GPU: an RDMA send does not slow the "
+    "same GPU's NVLink send",
+    "[node][paths]") {
+    // H800 (models/data/nodes.yaml): NVLink 200 GB/s x 0.8 = 160 GB/s achievable, 3 us
+    // per-message overhead (CPU-initiated, Table 5 fit); InfiniBand packets of 4,096 B + 26 B.
+    const std::string ft2 = "topology: {kind: ft2, switch_radix: 8, endpoints: 16}\n";
+    const double bytes = 8 << 20, packets = bytes / 4096;
+    const double expected_us = 3.0 + (bytes + packets * 26) / 160e9 * 1e6;
+    const double alone = latencies_us("nvlink-alone", ft2, "0,1,8388608,0\n")[0];
+    CHECK(alone == Approx(expected_us).epsilon(0.01));  // plus sub-microsecond path latency
+    // The same GPU also sends 8 MiB to GPU 8 (another node) through its NIC.
+    const auto both = latencies_us("nvlink-rdma", ft2, "0,1,8388608,0\n0,8,8388608,0\n");
+    CHECK(both[0] == Approx(alone).epsilon(0.02));
+    // The RDMA send runs at the NIC's 400 Gb/s meanwhile, not at a shared port's leftover.
+    CHECK(both[1] < 1.1 * (1.0 + (bytes + packets * 26) / 50e9 * 1e6 + 3.0));
+}
+
+TEST_CASE("traffic a GPU forwards for another plane (PXN) does not slow its own NVLink sends",
+          "[node][paths][mpft]") {
+    // MPFT of H800 nodes: GPU 0 -> GPU 9 (node 1, plane 1) is forwarded over NVLink to GPU 1,
+    // whose NIC is on plane 1; meanwhile GPU 1 sends 8 MiB to GPU 2 over NVLink.
+    const std::string mpft = "topology: {kind: mpft, endpoints: 16}\n";
+    const double alone = latencies_us("pxn-alone", mpft, "1,2,8388608,0\n")[0];
+    const auto both = latencies_us("pxn-both", mpft, "1,2,8388608,0\n0,9,8388608,0\n");
+    CHECK(both[0] == Approx(alone).epsilon(0.02));
+}

@@ -53,7 +53,7 @@ Topology expand_nodes(const Topology& fabric, const NodeSpec& spec, NodeLayout& 
         for (std::uint32_t j = 0; j < spec.gpus; ++j) {
             const std::uint32_t gpu = node * spec.gpus + j;
             layout.hub[gpu] =
-                add(SwitchInfo{0, 3, Time::zero(), spec.buffer_bytes}, SwitchRole::GpuHub, node);
+                add(SwitchInfo{0, 4, Time::zero(), spec.buffer_bytes}, SwitchRole::GpuHub, node);
             layout.nic[gpu] = nic_switch[node * spec.nics + layout.plane_of_gpu(gpu)];
         }
     }
@@ -69,8 +69,13 @@ Topology expand_nodes(const Topology& fabric, const NodeSpec& spec, NodeLayout& 
     }
     for (std::uint32_t gpu = 0; gpu < gpus; ++gpu) {
         const std::uint32_t hub = layout.hub[gpu];
+        // Two independent paths out of the GPU, each with its own queue and credits: NVLink
+        // stores (copy engines / SMs) and the NIC's reads over PCIe. Both draw on HBM, far
+        // faster than either, so one never waits behind the other.
         g.add_cable({NodeKind::Endpoint, gpu}, {NodeKind::Switch, hub}, spec.local_rate,
-                    Time::zero());
+                    Time::zero());  // kScaleUpPath
+        g.add_cable({NodeKind::Endpoint, gpu}, {NodeKind::Switch, hub}, spec.local_rate,
+                    Time::zero());  // kRdmaPath
         g.add_cable({NodeKind::Switch, hub}, {NodeKind::Switch, layout.scale_up[gpu / spec.gpus]},
                     spec.scale_up_rate, spec.scale_up_link_latency);
         g.add_cable({NodeKind::Switch, hub}, {NodeKind::Switch, layout.nic[gpu]}, spec.pcie_rate,

@@ -1,6 +1,7 @@
 #pragma once
 // Puts the node model into a fabric: every fabric endpoint (a NIC) becomes a NIC switch, and each
-// node gets its GPUs (the new endpoints), one hub per GPU, and a scale-up switch. Fabric switches
+// node gets its GPUs (the new endpoints, each with two sending paths into its hub: NVLink and
+// RDMA), one hub per GPU, and a scale-up switch. Fabric switches
 // and their channels keep their indices, so forwarding tables computed on the fabric still apply.
 #include "models/node_layout.hpp"
 #include "topologies/topology.hpp"
