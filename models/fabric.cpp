@@ -15,6 +15,10 @@ Fabric::Fabric(Simulator& sim, const PortGraph& graph, const NetworkParams& para
     ports_.resize(channels.size());
     first_endpoint_channel_ = static_cast<std::uint32_t>(channels.size());
     const bool lossless = params_.flow_control == FlowControl::Credit;
+    std::vector<DataRate> fastest_out(graph.switch_count());
+    for (const Channel& ch : channels)
+        if (ch.from.kind == NodeKind::Switch && fastest_out[ch.from.index] < ch.rate)
+            fastest_out[ch.from.index] = ch.rate;
     for (std::uint32_t c = 0; c < channels.size(); ++c) {
         const Channel& ch = channels[c];
         Link& l = links_[c];
@@ -29,6 +33,9 @@ Fabric::Fabric(Simulator& sim, const PortGraph& graph, const NetworkParams& para
         if (ch.to.kind == NodeKind::Switch) {
             const SwitchInfo& sw = graph.switches()[ch.to.index];
             l.arrival_delay = ch.propagation + sw.latency;
+            // Cut through only where no output of the switch is faster than this input (a
+            // faster output would run dry before the tail arrives): else store and forward.
+            l.cut_through = sw.cut_through && ch.rate >= fastest_out[ch.to.index];
             port.unlimited_credits = !lossless;
             // A switch-to-switch hop splits the input buffer evenly among the virtual lanes;
             // every other hop uses lane 0 only, which gets it all.

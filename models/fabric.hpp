@@ -165,9 +165,14 @@ inline void Fabric::launch(std::uint32_t ch, Packet p, std::uint32_t wire, std::
     Link& link = links_[ch];
     if (link.fabric_hop) ++p.fabric_hops;
     link.bytes_carried += wire;
+    Time arrival = tx_end + link.arrival_delay;
+    // A cut-through switch starts forwarding once the header is in: the rest of the packet's
+    // serialisation overlaps with its forwarding.
+    if (link.cut_through)
+        arrival = arrival - (link.clock.time_for(wire) - link.clock.time_for(params_.header_bytes));
     const bool was_idle = link.in_flight.empty();
-    link.in_flight.push_back(InFlight{tx_end + link.arrival_delay, p});
-    if (was_idle) sim_.schedule(tx_end + link.arrival_delay, ch, kLinkArrival);
+    link.in_flight.push_back(InFlight{arrival, p});
+    if (was_idle) sim_.schedule(arrival, ch, kLinkArrival);
 }
 
 inline Packet Fabric::arrive(std::uint32_t ch, NodeRef& to) {

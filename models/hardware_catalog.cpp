@@ -48,6 +48,10 @@ const HardwareCatalog& HardwareCatalog::builtin() {
             p.latency_ns = n["latency_ns"].as<double>();
             p.port_buffer_bytes = n["port_buffer_bytes"].as<std::uint64_t>();
             p.link_layer = n["link_layer"].as<std::string>();
+            const auto mode = n["forwarding"].as<std::string>();
+            if (mode != "cut-through" && mode != "store-and-forward")
+                throw std::logic_error("switch preset " + p.name + ": unknown forwarding mode");
+            p.cut_through = mode == "cut-through";
             if (!c.link_layers_.count(p.link_layer))
                 throw std::logic_error("switch preset " + p.name + " names unknown link layer");
             c.switches_[p.name] = p;

@@ -23,6 +23,7 @@ struct SwitchPreset {
     double latency_ns = 0;
     std::uint64_t port_buffer_bytes = 0;
     std::string link_layer;
+    bool cut_through = false;  // forwarding: cut-through | store-and-forward
 };
 
 struct NicPreset {

@@ -22,7 +22,8 @@ struct alignas(64) Link {
     SerialisationClock clock;
     Time arrival_delay;  // propagation plus the forwarding latency of the receiving switch
     NodeRef to;
-    bool fabric_hop = false;  // fabric switch to fabric switch: the hops virtual lanes count
+    bool fabric_hop = false;   // fabric switch to fabric switch: the hops virtual lanes count
+    bool cut_through = false;  // the far switch forwards once the header is in
     std::uint64_t bytes_carried = 0;  // wire bytes, headers included
 };
 static_assert(sizeof(Link) == 64);

@@ -33,6 +33,7 @@ struct SwitchInfo {
     std::uint32_t radix = 0;
     Time latency;  // forwarding latency, input to output
     std::uint64_t port_buffer_bytes = 0;
+    bool cut_through = false;  // forwards once the header is in (else store and forward)
 };
 
 class PortGraph {

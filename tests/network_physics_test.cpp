@@ -315,3 +315,47 @@ TEST_CASE("virtual lanes share a link round-robin: two flows on different lanes 
     CHECK(std::abs(a - b) <= 0.03 * std::max(a, b));
     CHECK(std::min(a, b) >= 1.9 * alone);
 }
+
+TEST_CASE(
+    "cut-through: a 4 KiB packet across a cross-leaf path pays one full serialisation plus, "
+    "per switch, its header's serialisation and the switch latency",
+    "[physics][cut-through]") {
+    FatTreeTwoLayerParams fp = small_ft2(4, 4);  // endpoint 0 on leaf 0, endpoint 2 on leaf 1
+    const NetworkParams p = ib_params();
+    const double s = (p.mtu_bytes + p.header_bytes) * 8 / 400e9, h = p.header_bytes * 8 / 400e9;
+    const double prop = 50e-9, L = 400e-9;
+    fp.fabric.cut_through = true;
+    const SimulationResult ct = run(TestFabric(fp), one_message(0, 2, p.mtu_bytes), p);
+    CHECK(seconds(ct.messages[0].finished) == Approx(s + 4 * prop + 3 * (h + L)).epsilon(1e-6));
+    fp.fabric.cut_through = false;
+    const SimulationResult saf = run(TestFabric(fp), one_message(0, 2, p.mtu_bytes), p);
+    CHECK(seconds(saf.messages[0].finished) == Approx(4 * s + 4 * prop + 3 * L).epsilon(1e-6));
+}
+
+TEST_CASE("cut-through falls back to store-and-forward into an output faster than the input",
+          "[physics][cut-through]") {
+    // Endpoints on 100G links, switches joined at 400G: the first switch's input is slower than
+    // its uplink, so it stores and forwards; the second (400G in, 100G out) cuts through.
+    Topology t;
+    PortGraph& g = t.graph;
+    for (int i = 0; i < 2; ++i) g.add_switch(SwitchInfo{0, 8, Time::from_ns(400), 1 << 20, true});
+    g.set_endpoint_count(2);
+    const DataRate slow = DataRate::from_gbps(100), fast = DataRate::from_gbps(400);
+    const Time prop = Time::from_ns(50);
+    g.add_cable({NodeKind::Endpoint, 0}, {NodeKind::Switch, 0}, slow, prop);
+    g.add_cable({NodeKind::Endpoint, 1}, {NodeKind::Switch, 1}, slow, prop);
+    g.add_cable({NodeKind::Switch, 0}, {NodeKind::Switch, 1}, fast, prop);
+    g.finalize();
+    const ForwardingTables routes = shortest_path_routes(g);
+    const NetworkParams p = ib_params();
+    const SimulationResult r =
+        simulate(t, routes, one_message(0, 1, p.mtu_bytes), p, SimulationOptions{});
+    REQUIRE(r.status == SimulationResult::Status::Completed);
+    const double wire = p.mtu_bytes + p.header_bytes;
+    const double s100 = wire * 8 / 100e9, h400 = p.header_bytes * 8 / 400e9;
+    // 100G in full (store and forward at switch 0), 400G header only (cut through at switch 1),
+    // then the 100G last link in full.
+    const double expected =
+        s100 + prop.seconds() + 400e-9 + h400 + prop.seconds() + 400e-9 + s100 + prop.seconds();
+    CHECK(seconds(r.messages[0].finished) == Approx(expected).epsilon(1e-6));
+}

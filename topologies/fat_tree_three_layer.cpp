@@ -69,7 +69,7 @@ Topology build_fat_tree_three_layer(const TopologyRequest& r) {
     g.set_endpoint_count(s.endpoints);
     auto sw = [&](std::uint32_t tier) {
         return g.add_switch(
-            SwitchInfo{tier, f.switch_radix, f.switch_latency, f.port_buffer_bytes});
+            SwitchInfo{tier, f.switch_radix, f.switch_latency, f.port_buffer_bytes, f.cut_through});
     };
     std::vector<std::uint32_t> leaf(s.leaves), agg(s.aggs), core(s.cores);
     for (auto& x : leaf) x = sw(0);

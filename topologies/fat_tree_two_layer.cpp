@@ -57,8 +57,8 @@ FatTreeTwoLayerShape fat_tree_two_layer_shape(const FatTreeTwoLayerParams& p,
 std::uint32_t add_fat_tree_two_layer(
     PortGraph& g, const FatTreeTwoLayerShape& s, const FabricParams& f,
     const std::function<std::uint32_t(std::uint32_t, std::uint32_t)>& endpoint_at) {
-    const SwitchInfo leaf{0, f.switch_radix, f.switch_latency, f.port_buffer_bytes};
-    const SwitchInfo spine{1, f.switch_radix, f.switch_latency, f.port_buffer_bytes};
+    const SwitchInfo leaf{0, f.switch_radix, f.switch_latency, f.port_buffer_bytes, f.cut_through};
+    const SwitchInfo spine{1, f.switch_radix, f.switch_latency, f.port_buffer_bytes, f.cut_through};
     const std::uint32_t first = g.switch_count();
     for (std::uint32_t i = 0; i < s.leaves; ++i) g.add_switch(leaf);
     for (std::uint32_t i = 0; i < s.spines; ++i) g.add_switch(spine);

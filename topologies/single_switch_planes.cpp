@@ -35,7 +35,7 @@ Topology build_single_switch_planes(const TopologyRequest& r, double nic_rate_gb
     g.set_endpoint_count(endpoints);
     for (std::uint32_t p = 0; p < planes; ++p)
         g.add_switch(SwitchInfo{0, r.fabric.switch_radix, r.fabric.switch_latency,
-                                r.fabric.port_buffer_bytes});
+                                r.fabric.port_buffer_bytes, r.fabric.cut_through});
     for (std::uint32_t e = 0; e < endpoints; ++e)
         for (std::uint32_t p = 0; p < planes; ++p)
             g.add_cable({NodeKind::Endpoint, e}, {NodeKind::Switch, p}, r.fabric.link_rate,

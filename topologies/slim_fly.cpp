@@ -128,7 +128,8 @@ Topology build_slim_fly(const TopologyRequest& r) {
     g.set_endpoint_count(endpoints);
     const FabricParams& f = r.fabric;
     for (std::uint32_t i = 0; i < s.switches; ++i)
-        g.add_switch(SwitchInfo{0, f.switch_radix, f.switch_latency, f.port_buffer_bytes});
+        g.add_switch(
+            SwitchInfo{0, f.switch_radix, f.switch_latency, f.port_buffer_bytes, f.cut_through});
     auto id = [q](std::uint32_t half, std::uint32_t a, std::uint32_t b) {
         return half * q * q + a * q + b;
     };

@@ -27,6 +27,7 @@ struct FabricParams {
     Time link_delay = Time::from_ns(50);
     Time switch_latency = Time::from_ns(400);
     std::uint64_t port_buffer_bytes = 1 << 20;
+    bool cut_through = false;  // the switch preset's forwarding mode
 };
 
 struct TierCount {

@@ -129,6 +129,9 @@ const std::vector<KeySpec>& schema() {
                names_of(routing_policies()), "ecmp", "path choice among a switch's candidate outputs (models/routing_policy.cpp)"),
         choice("network.congestion_control", {"none", "dcqcn", "hpcc", "timely", "swift"},
                names_of(congestion_controls()), "none", "sender congestion control (models/congestion_control.cpp)"),
+        choice("network.forwarding", {"cut-through", "store-and-forward"}, {}, "switch preset",
+               "fabric switches forward once the header is in (cut-through; falls back to store-and-forward "
+               "into a faster output) or once the whole packet is in; node-internal stages store and forward"),
         number("network.extra_latency_us", 0, 1e9, "0", "latency added to every inter-node message's completion (what-if)"),
         integer("network.virtual_lanes", 1, 4, "what the topology needs (slimfly 2, dragonfly 3, else 1)",
                 "lanes per link; lane = switch-to-switch hops so far, which keeps minimal routing deadlock-free"),
@@ -548,6 +551,9 @@ class Loader {
         n.header_bytes = u32_or("network.header_bytes", ll->header_bytes);
         n.flow_control = text_or("network.flow_control", "credit") == "lossy" ? FlowControl::Lossy
                                                                               : FlowControl::Credit;
+        n.cut_through =
+            text_or("network.forwarding", sw->cut_through ? "cut-through" : "store-and-forward") ==
+            "cut-through";
         n.routing = text_or("network.routing", "ecmp");
         n.routing_policy = find_routing_policy(n.routing);
         n.congestion_control = text_or("network.congestion_control", "none");

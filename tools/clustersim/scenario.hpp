@@ -60,6 +60,7 @@ struct Scenario {
         std::uint32_t mtu_bytes = 0;
         std::uint32_t header_bytes = 0;
         FlowControl flow_control = FlowControl::Credit;
+        bool cut_through = false;  // network.forwarding (default: the switch preset's)
         std::string routing = "ecmp";
         std::uint32_t routing_policy = 0;  // index into routing_policies()
         std::string congestion_control = "none";

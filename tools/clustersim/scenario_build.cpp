@@ -45,6 +45,7 @@ Topology build_topology(const Scenario& s, std::uint32_t endpoints_if_unset) {
     r.fabric.link_delay = Time::from_ns(s.network.link_delay_ns);
     r.fabric.switch_latency = Time::from_ns(s.network.switch_latency_ns);
     r.fabric.port_buffer_bytes = s.network.port_buffer_bytes;
+    r.fabric.cut_through = s.network.cut_through;
     r.oversubscription = s.topology.oversubscription;
     r.endpoints = s.topology.endpoints_set ? s.topology.endpoints : endpoints_if_unset;
     r.planes = s.topology.planes;
