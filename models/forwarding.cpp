@@ -51,7 +51,14 @@ std::uint32_t Forwarding::node_route(std::uint32_t sw, const Packet& p) {
             if (l.node_of_gpu(b) == l.node_of[sw])
                 return n.first_hub + (b % l.gpus_per_node - n.first_gpu);
             if (n.network_count == 1) return n.first_network;
-            // Several network ports (dual-plane, shuffle): spray packets across them in turn.
+            // Several network ports (dual-plane, shuffle). Bond: one connection, one port,
+            // chosen by a hash of its header fields. Spray: packets over the ports in turn.
+            if (!l.nic_spray) {
+                const auto h =
+                    static_cast<std::uint32_t>(mix64(p.entropy ^ fabric_switches_[sw].salt));
+                return n.first_network +
+                       static_cast<std::uint32_t>((std::uint64_t{h} * n.network_count) >> 32);
+            }
             std::uint32_t& next = nic_spray_[sw];
             const std::uint32_t out = n.first_network + next;
             next = next + 1 == n.network_count ? 0 : next + 1;
@@ -119,6 +126,8 @@ void Forwarding::index_node_switches() {
     for (std::uint32_t gpu = 0; gpu < endpoints; ++gpu) hub_gpu_[l.hub[gpu]] = gpu;
     nic_ports_.assign(switches, NicPorts{});
     nic_spray_.assign(switches, 0);
+    // Each spraying NIC starts its rotation at its own port (from its salt): NICs that all began
+    // at port 0 would move in lockstep and load one plane at a time.
     for (std::uint32_t s = l.fabric_switches; s < switches; ++s) {
         if (l.role[s] != SwitchRole::Nic) continue;
         NicPorts& n = nic_ports_[s];
@@ -133,6 +142,8 @@ void Forwarding::index_node_switches() {
                 n.first_gpu = hub_gpu_[to.index] % l.gpus_per_node;
             }
         }
+        if (n.network_count > 0)
+            nic_spray_[s] = static_cast<std::uint32_t>(fabric_switches_[s].salt % n.network_count);
     }
 }
 

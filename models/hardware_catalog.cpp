@@ -61,6 +61,10 @@ const HardwareCatalog& HardwareCatalog::builtin() {
             p.name = kv.first.as<std::string>();
             p.description = kv.second["description"].as<std::string>();
             p.port_rate_gbps = kv.second["port_rate_gbps"].as<double>();
+            const auto mode = kv.second["multi_plane"].as<std::string>();
+            if (mode != "bond" && mode != "spray")
+                throw std::logic_error("NIC preset " + p.name + ": multi_plane is bond or spray");
+            p.multi_plane_spray = mode == "spray";
             c.nics_[p.name] = p;
         }
         for (const auto& kv : load("nodes.yaml")) {

@@ -29,6 +29,7 @@ struct SwitchPreset {
 struct NicPreset {
     std::string name, description;
     double port_rate_gbps = 0;
+    bool multi_plane_spray = false;  // multi_plane: spray (else bond)
 };
 
 struct NodePreset {

@@ -34,7 +34,8 @@ struct NodeLayout {
     std::vector<std::uint32_t> hub;       // per GPU
     std::vector<std::uint32_t> nic;       // per GPU: its NIC's switch
     std::vector<std::uint32_t> scale_up;  // per node
-    bool pxn = false;                // forward to the destination's plane inside the source node
+    bool pxn = false;  // forward to the destination's plane inside the source node
+    bool nic_spray = false;  // NICs with several network ports spray packets (else bond flows)
     Time rdma_message_overhead;      // per message that leaves the node
     Time scale_up_message_overhead;  // per message inside the node
 

@@ -119,26 +119,43 @@ TEST_CASE("a PCIe x8 slot halves the GPU-to-NIC path", "[node]") {
     CHECK(gbytes8 == Approx(63.0 / 2 * 0.9 * 4096 / 4122).epsilon(0.05));  // PCIe-bound at x8
 }
 
-TEST_CASE("dual-plane and shuffle NICs spread one connection over every plane", "[node]") {
-    const auto dir = temp_dir("spray");
+TEST_CASE(
+    "one connection on a multi-port NIC: one port's rate when bonded (CX7), every port's "
+    "when sprayed (CX8 class)",
+    "[node][multi-plane]") {
+    const auto dir = temp_dir("bond-spray");
     write_text(dir / "m.csv", "src,dst,bytes,start_us\n0,8,16000000,0\n");
-    for (const char* kind : {"dual-plane", "shuffle"}) {
-        const Run r = run_yaml(kind, std::string("topology: {kind: ") + kind +
-                                         ", endpoints: 64}\nworkload: {kind: trace, file: " +
-                                         (dir / "m.csv").string() + "}\n");
-        REQUIRE(r.result.status == SimulationResult::Status::Completed);
-        const double gbytes = 16e6 / r.result.end_time.seconds() / 1e9;
-        INFO(kind);
-        CHECK(gbytes >= 0.9 * 50.0 * 4096 / 4178);  // the whole 400G NIC, RoCE headers
-        // Every plane switch carried part of it.
-        for (std::uint32_t s = 0; s < r.fabric.fabric.inventory.switches; ++s) {
-            std::uint64_t through = 0;
+    // Dual-plane: 2 x 200G ports; shuffle: 4 x 100G lanes. RoCE packets: 4,096 B + 82 B.
+    for (const auto& [kind, ports] : {std::pair{"dual-plane", 2}, std::pair{"shuffle", 4}}) {
+        for (const char* mode : {"bond", "spray"}) {
+            const Run r = run_yaml(
+                std::string(kind) + mode,
+                std::string("topology: {kind: ") + kind +
+                    ", endpoints: 64}\ncluster: {multi_plane: " + mode +
+                    "}\nworkload: {kind: trace, file: " + (dir / "m.csv").string() + "}\n");
+            REQUIRE(r.result.status == SimulationResult::Status::Completed);
+            const double gbytes = 16e6 / r.result.end_time.seconds() / 1e9;
+            const double port_gbytes = 50.0 / ports * 4096 / 4178;
+            const bool spray = std::string(mode) == "spray";
+            INFO(kind << " " << mode << ": " << gbytes << " GB/s");
+            if (spray) {
+                CHECK(gbytes >= 0.9 * ports * port_gbytes);
+            } else {
+                CHECK(gbytes >= 0.9 * port_gbytes);
+                CHECK(gbytes <= 1.0 * port_gbytes);
+            }
+            // Planes that carried part of it: all when sprayed, one when bonded.
+            std::uint32_t used = 0;
             const auto& g = r.fabric.simulated().graph;
-            const NodeRef sw{NodeKind::Switch, s};
-            for (std::uint32_t c = g.first_channel(sw); c < g.first_channel(sw) + g.channels_of(sw);
-                 ++c)
-                through += r.result.channels[c].bytes;
-            CHECK(through > 0);
+            for (std::uint32_t sw = 0; sw < r.fabric.fabric.inventory.switches; ++sw) {
+                std::uint64_t through = 0;
+                const NodeRef n{NodeKind::Switch, sw};
+                for (std::uint32_t c = g.first_channel(n);
+                     c < g.first_channel(n) + g.channels_of(n); ++c)
+                    through += r.result.channels[c].bytes;
+                used += through > 0;
+            }
+            CHECK(used == (spray ? static_cast<std::uint32_t>(ports) : 1u));
         }
     }
 }

@@ -30,6 +30,7 @@ Topology expand_nodes(const Topology& fabric, const NodeSpec& spec, NodeLayout& 
     layout.nics_per_node = spec.nics;
     layout.fabric_switches = fg.switch_count();
     layout.pxn = spec.pxn;
+    layout.nic_spray = spec.nic_spray;
     layout.rdma_message_overhead = spec.rdma_message_overhead;
     layout.scale_up_message_overhead = spec.scale_up_message_overhead;
     auto add = [&](const SwitchInfo& info, SwitchRole role, std::uint32_t node) {

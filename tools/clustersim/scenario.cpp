@@ -102,6 +102,9 @@ const std::vector<KeySpec>& schema() {
         text("cluster.node", "h800", "node preset (models/data/nodes.yaml): h800, h100, h20, a100-pcie, gb200-nvl72"),
         text("cluster.nic", "the node preset's", "NIC preset (models/data/nics.yaml): cx6, cx7, cx8"),
         integer("cluster.pcie_lanes", 1, 32, "the node preset's (16)", "PCIe lanes between each GPU and its NIC (8 halves it)"),
+        choice("cluster.multi_plane", {"bond", "spray"}, {}, "the NIC preset's (cx7: bond, cx8: spray)",
+               "a NIC with several network ports keeps one connection on one port chosen by hash (bond) "
+               "or spreads its packets over all (spray)"),
         number("cluster.socket_crossing_ns", 0, 1e6, "0", "extra latency on each GPU-NIC PCIe crossing (NIC on the other socket)"),
         number("cluster.nic_latency_ns", 0, 1e6, "link-layer preset", "NIC pipeline latency, each way"),
         number("cluster.message_overhead_ns", 0, 1e9, "link-layer preset", "per-message sender overhead for RDMA"),
@@ -518,6 +521,8 @@ class Loader {
         s.cluster.gpus_per_node = s.cluster.bare ? 1 : node->gpus;
         s.cluster.nics_per_node = s.cluster.bare ? 1 : node->nics;
         s.cluster.nic_rate_gbps = nic->port_rate_gbps;
+        s.cluster.nic_spray =
+            text_or("cluster.multi_plane", nic->multi_plane_spray ? "spray" : "bond") == "spray";
         s.cluster.preset = *node;
         s.cluster.preset.pcie_lanes = u32_or("cluster.pcie_lanes", node->pcie_lanes);
         s.cluster.socket_crossing_ns = number_or("cluster.socket_crossing_ns", 0);

@@ -44,6 +44,7 @@ struct Scenario {
         double socket_crossing_ns = 0;
         double nic_latency_ns = 0;
         double message_overhead_ns = 0;
+        bool nic_spray = false;  // cluster.multi_plane (default: the NIC preset's)
     } cluster;
 
     struct Cost {

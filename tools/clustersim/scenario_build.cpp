@@ -100,6 +100,7 @@ NodeSpec node_spec(const Scenario& s) {
     spec.nic_latency = Time::from_ns(s.cluster.nic_latency_ns);
     spec.buffer_bytes = n.internal_buffer_bytes;
     spec.pxn = find_topology_kind(s.topology.kind)->pxn;
+    spec.nic_spray = s.cluster.nic_spray;
     spec.rdma_message_overhead = Time::from_ns(s.cluster.message_overhead_ns);
     spec.scale_up_message_overhead = Time::from_ns(n.nvlink_message_overhead_ns);
     return spec;
