@@ -65,7 +65,10 @@ class RdmaTransport {
   private:
     struct Sender {
         std::vector<std::uint32_t> active;  // messages with bytes left to segment
-        std::size_t next = 0;               // round-robin position in `active`
+        // The message in turn: its index in `active`, or active.size() when the turn is past
+        // the last one -- a message that joins then goes next, so service is fair from the
+        // first packet (wrapping to 0 only when nothing joined).
+        std::size_t next = 0;
     };
     struct Receiver {
         std::uint32_t next_expected = 0;   // every packet below it has arrived
@@ -98,7 +101,7 @@ inline std::uint32_t RdmaTransport::packets_of(std::uint32_t m) const {
 inline std::uint32_t RdmaTransport::next_wire_bytes(std::uint32_t ch) const {
     const Sender& s = sender_of(ch);
     if (s.active.empty()) return 0;
-    const std::uint32_t m = s.active[s.next];
+    const std::uint32_t m = s.active[s.next < s.active.size() ? s.next : 0];
     const std::uint64_t left = workload_.messages[m].bytes - state_[m].bytes_segmented;
     return static_cast<std::uint32_t>(std::min<std::uint64_t>(left, params_.mtu_bytes)) +
            params_.header_bytes;
@@ -106,6 +109,7 @@ inline std::uint32_t RdmaTransport::next_wire_bytes(std::uint32_t ch) const {
 
 inline Packet RdmaTransport::take_packet(std::uint32_t ch, Time now, Time tx_end, bool& sent_all) {
     Sender& nic = sender_of(ch);
+    if (nic.next >= nic.active.size()) nic.next = 0;
     const std::uint32_t m = nic.active[nic.next];
     const MessageSpec& spec = workload_.messages[m];
     MessageState& st = state_[m];
@@ -125,10 +129,10 @@ inline Packet RdmaTransport::take_packet(std::uint32_t ch, Time now, Time tx_end
     sent_all = st.bytes_segmented == spec.bytes;
     if (sent_all) {
         st.last_sent = tx_end;
+        // The following message moves into this index: it is next in turn.
         nic.active.erase(nic.active.begin() + static_cast<std::ptrdiff_t>(nic.next));
-        if (nic.next >= nic.active.size()) nic.next = 0;
-    } else if (++nic.next >= nic.active.size()) {
-        nic.next = 0;
+    } else {
+        ++nic.next;  // the next message in turn
     }
     return p;
 }

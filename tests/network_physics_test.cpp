@@ -238,8 +238,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "a NIC serves its messages round-robin: equal messages to idle receivers finish "
-    "within a few packet times of each other",
+    "a NIC serves its messages round-robin from the first packet: equal messages to idle "
+    "receivers finish one packet time apart",
     "[physics][nic]") {
     const TestFabric f(small_ft2(8, 8));
     const NetworkParams p = ib_params();
@@ -255,9 +255,12 @@ TEST_CASE(
         first = std::min(first, m.finished);
         last = std::max(last, m.finished);
     }
-    // One at a time would finish them 64 packet times apart; round-robin within about a round
-    // (the first message still gets a second packet before the others join: issue 7).
-    CHECK(seconds(last - first) <= 5 * packet_s);
+    // Fair from the first packet: the three last packets leave back to back, so the messages
+    // finish one packet time apart (one at a time would take 64 packet times each).
+    const double e0 = seconds(r.messages[0].finished), e1 = seconds(r.messages[1].finished),
+                 e2 = seconds(r.messages[2].finished);
+    CHECK(e1 - e0 == Approx(packet_s).epsilon(1e-6));
+    CHECK(e2 - e1 == Approx(packet_s).epsilon(1e-6));
     // Together they take three messages' worth of the NIC's line.
     CHECK(seconds(last) >= 3 * 64 * packet_s);
 }
