@@ -36,6 +36,9 @@ const HardwareCatalog& HardwareCatalog::builtin() {
             p.link_delay_ns = n["link_delay_ns"].as<double>();
             p.nic_latency_ns = n["nic_latency_ns"].as<double>();
             p.message_overhead_ns = n["message_overhead_ns"].as<double>();
+            p.cpu_issue_ns = n["cpu_issue_ns"].as<double>();
+            p.gpu_message_overhead_ns = n["gpu_message_overhead_ns"].as<double>();
+            p.gpu_issue_ns = n["gpu_issue_ns"].as<double>();
             c.link_layers_[p.name] = p;
         }
         for (const auto& kv : load("switches.yaml")) {
@@ -85,6 +88,9 @@ const HardwareCatalog& HardwareCatalog::builtin() {
             p.pcie_latency_ns = n["pcie_latency_ns"].as<double>();
             p.pcie_efficiency = n["pcie_efficiency"].as<double>();
             p.nvlink_message_overhead_ns = n["nvlink_message_overhead_ns"].as<double>();
+            p.nvlink_cpu_issue_ns = n["nvlink_cpu_issue_ns"].as<double>();
+            p.nvlink_gpu_message_overhead_ns = n["nvlink_gpu_message_overhead_ns"].as<double>();
+            p.nvlink_gpu_issue_ns = n["nvlink_gpu_issue_ns"].as<double>();
             p.internal_buffer_bytes = n["internal_buffer_bytes"].as<std::uint64_t>();
             p.nodes_per_rack = n["nodes_per_rack"].as<std::uint32_t>();
             if (!c.nics_.count(p.nic))

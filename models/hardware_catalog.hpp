@@ -13,7 +13,10 @@ struct LinkLayerPreset {
     std::uint32_t mtu_bytes = 0;
     double link_delay_ns = 0;
     double nic_latency_ns = 0;
-    double message_overhead_ns = 0;
+    double message_overhead_ns = 0;  // CPU-initiated, per message, issue included
+    double cpu_issue_ns = 0;
+    double gpu_message_overhead_ns = 0;
+    double gpu_issue_ns = 0;
 };
 
 struct SwitchPreset {
@@ -46,7 +49,10 @@ struct NodePreset {
     double nvswitch_latency_ns = 0;
     double pcie_latency_ns = 0;
     double pcie_efficiency = 1;
-    double nvlink_message_overhead_ns = 0;
+    double nvlink_message_overhead_ns = 0;  // CPU-initiated, per message, issue included
+    double nvlink_cpu_issue_ns = 0;
+    double nvlink_gpu_message_overhead_ns = 0;
+    double nvlink_gpu_issue_ns = 0;
     std::uint64_t internal_buffer_bytes = 0;
     std::uint32_t nodes_per_rack = 0;
 };

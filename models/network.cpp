@@ -116,9 +116,9 @@ void Network::start_message(std::uint32_t m) {
         finish_message(m);
         return;
     }
-    const Time overhead = transport_.message_overhead(m);
-    if (overhead > Time::zero()) {
-        sim_.schedule(sim_.now() + overhead, m, kMessageEligible);
+    const Time at = transport_.eligible_at(m, sim_.now());
+    if (at > sim_.now()) {
+        sim_.schedule(at, m, kMessageEligible);
         return;
     }
     make_eligible(m);

@@ -36,8 +36,12 @@ struct NodeLayout {
     std::vector<std::uint32_t> scale_up;  // per node
     bool pxn = false;  // forward to the destination's plane inside the source node
     bool nic_spray = false;  // NICs with several network ports spray packets (else bond flows)
+    // Per-message sender costs (by the scenario's initiator, GPU or CPU): the whole overhead a
+    // lone message sees, and the part of it that is serial per sender (issuing the request).
     Time rdma_message_overhead;      // per message that leaves the node
-    Time scale_up_message_overhead;  // per message inside the node
+    Time rdma_issue;
+    Time scale_up_message_overhead;  // per message that starts on NVLink
+    Time scale_up_issue;
 
     std::uint32_t node_of_gpu(std::uint32_t g) const { return g / gpus_per_node; }
     /// The NIC index within its node (= its plane or rail).

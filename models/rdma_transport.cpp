@@ -31,6 +31,7 @@ RdmaTransport::RdmaTransport(const PortGraph& graph, const Workload& workload,
         first_channel_ = std::min(first_channel_, ch);
     }
     senders_.resize(channels.size() - std::min<std::size_t>(first_channel_, channels.size()));
+    issue_free_.assign(senders_.size(), Time::zero());
 
     state_.resize(workload.messages.size());
     receivers_.resize(workload.messages.size());
@@ -45,17 +46,30 @@ RdmaTransport::RdmaTransport(const PortGraph& graph, const Workload& workload,
     }
 }
 
-Time RdmaTransport::message_overhead(std::uint32_t m) const {
-    if (!layout_) return Time::zero();
-    return inter_node(m) ? layout_->rdma_message_overhead : layout_->scale_up_message_overhead;
+std::uint32_t RdmaTransport::sender_channel(std::uint32_t m) const {
+    const MessageSpec& spec = workload_.messages[m];
+    const std::uint32_t ch = channel_of_endpoint_[spec.src];
+    if (ch == kNone) throw std::logic_error("message from an unattached endpoint");
+    // A GPU's NVLink sender and its NIC's RDMA sender each keep their own round-robin.
+    if (layout_ && !layout_->starts_on_scale_up(spec.src, spec.dst)) return ch + kRdmaPath;
+    return ch;
+}
+
+Time RdmaTransport::eligible_at(std::uint32_t m, Time now) {
+    if (!layout_) return now;
+    const bool nvlink =
+        layout_->starts_on_scale_up(workload_.messages[m].src, workload_.messages[m].dst);
+    const Time overhead =
+        nvlink ? layout_->scale_up_message_overhead : layout_->rdma_message_overhead;
+    const Time issue = nvlink ? layout_->scale_up_issue : layout_->rdma_issue;
+    Time& free = issue_free_[sender_channel(m) - first_channel_];
+    const Time issued = (free > now ? free : now) + issue;
+    free = issued;
+    return issued + (overhead > issue ? overhead - issue : Time::zero());
 }
 
 std::uint32_t RdmaTransport::enqueue(std::uint32_t m) {
-    const MessageSpec& spec = workload_.messages[m];
-    std::uint32_t ch = channel_of_endpoint_[spec.src];
-    if (ch == kNone) throw std::logic_error("message from an unattached endpoint");
-    // A GPU's NVLink sender and its NIC's RDMA sender each keep their own round-robin.
-    if (layout_ && !layout_->starts_on_scale_up(spec.src, spec.dst)) ch += kRdmaPath;
+    const std::uint32_t ch = sender_channel(m);
     sender_of(ch).active.push_back(m);
     return ch;
 }

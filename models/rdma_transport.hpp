@@ -45,8 +45,10 @@ class RdmaTransport {
         const MessageSpec& spec = workload_.messages[m];
         return !layout_ || layout_->node_of_gpu(spec.src) != layout_->node_of_gpu(spec.dst);
     }
-    /// The sender's overhead before message m's first packet (GPU- or CPU-side work request).
-    Time message_overhead(std::uint32_t m) const;
+    /// When message m, started now, may send its first packet: after its sender has issued it
+    /// (issue costs are serial per sender, so many small messages cost more than one large one)
+    /// and the rest of its per-message overhead (pipelined with other messages) has passed.
+    Time eligible_at(std::uint32_t m, Time now);
     /// Message m may send: joins its sender's round-robin. Returns the sender's channel.
     std::uint32_t enqueue(std::uint32_t m);
     /// Wire bytes of the packet the sender at `ch` would send next (0: nothing to send).
@@ -70,6 +72,7 @@ class RdmaTransport {
         // first packet (wrapping to 0 only when nothing joined).
         std::size_t next = 0;
     };
+    std::uint32_t sender_channel(std::uint32_t m) const;
     struct Receiver {
         std::uint32_t next_expected = 0;   // every packet below it has arrived
         std::vector<std::uint64_t> ahead;  // bitmap of packets past next_expected, when any
@@ -84,6 +87,7 @@ class RdmaTransport {
     const NodeLayout* layout_ = nullptr;
     std::uint32_t first_channel_ = 0;  // endpoint channels are the graph's last
     std::vector<Sender> senders_;      // per endpoint channel
+    std::vector<Time> issue_free_;     // per endpoint channel: when its issuer is free
     std::vector<std::uint32_t> channel_of_endpoint_;
     std::vector<std::uint32_t> entropy_;  // per message
     std::vector<MessageState> state_;

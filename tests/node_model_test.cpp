@@ -33,8 +33,8 @@ double latency_us(const std::string& name, const std::string& topology_yaml, std
     const auto dir = temp_dir("lat-" + name);
     write_text(dir / "m.csv", "src,dst,bytes,start_us\n" + std::to_string(src) + "," +
                                   std::to_string(dst) + ",64,0\n");
-    const Run r = run_yaml(
-        name, topology_yaml + "workload: {kind: trace, file: " + (dir / "m.csv").string() + "}\n");
+    const Run r = run_yaml(name, topology_yaml + "workload: {kind: trace, initiator: cpu, file: " +
+                                     (dir / "m.csv").string() + "}\n");
     REQUIRE(r.result.status == SimulationResult::Status::Completed);
     return (r.result.messages[0].finished - r.result.messages[0].started).us();
 }
@@ -181,18 +181,18 @@ TEST_CASE(
     "NVLink and RDMA are independent paths out of a GPU: an RDMA send does not slow the "
     "same GPU's NVLink send",
     "[node][paths]") {
-    // H800 (models/data/nodes.yaml): NVLink 200 GB/s x 0.8 = 160 GB/s achievable, 3 us
-    // per-message overhead (CPU-initiated, Table 5 fit); InfiniBand packets of 4,096 B + 26 B.
+    // H800 (models/data/nodes.yaml): NVLink 200 GB/s x 0.8 = 160 GB/s achievable, 0.5 us
+    // per-message overhead (GPU-initiated, the default); InfiniBand packets of 4,096 B + 26 B.
     const std::string ft2 = "topology: {kind: ft2, switch_radix: 8, endpoints: 16}\n";
     const double bytes = 8 << 20, packets = bytes / 4096;
-    const double expected_us = 3.0 + (bytes + packets * 26) / 160e9 * 1e6;
+    const double expected_us = 0.5 + (bytes + packets * 26) / 160e9 * 1e6;
     const double alone = latencies_us("nvlink-alone", ft2, "0,1,8388608,0\n")[0];
     CHECK(alone == Approx(expected_us).epsilon(0.01));  // plus sub-microsecond path latency
     // The same GPU also sends 8 MiB to GPU 8 (another node) through its NIC.
     const auto both = latencies_us("nvlink-rdma", ft2, "0,1,8388608,0\n0,8,8388608,0\n");
     CHECK(both[0] == Approx(alone).epsilon(0.02));
     // The RDMA send runs at the NIC's 400 Gb/s meanwhile, not at a shared port's leftover.
-    CHECK(both[1] < 1.1 * (1.0 + (bytes + packets * 26) / 50e9 * 1e6 + 3.0));
+    CHECK(both[1] < 1.1 * (1.0 + (bytes + packets * 26) / 50e9 * 1e6));
 }
 
 TEST_CASE("traffic a GPU forwards for another plane (PXN) does not slow its own NVLink sends",
@@ -203,4 +203,34 @@ TEST_CASE("traffic a GPU forwards for another plane (PXN) does not slow its own 
     const double alone = latencies_us("pxn-alone", mpft, "1,2,8388608,0\n")[0];
     const auto both = latencies_us("pxn-both", mpft, "1,2,8388608,0\n0,9,8388608,0\n");
     CHECK(both[0] == Approx(alone).epsilon(0.02));
+}
+
+TEST_CASE(
+    "the initiator sets per-message costs: issuing is serial per sender, so many small "
+    "writes cost more than one large one, and GPU kernels issue far faster than a CPU",
+    "[node][initiator]") {
+    // 64 writes of 64 B from GPU 0 to GPU 8 (another node), against one of 4 KiB. Their wire
+    // time (under 2 ns each) is below any issue cost, so the last write leaves 63 issues after
+    // the first: T(64 x 64 B) = 63 x issue + T(one 64 B write).
+    std::string many;
+    for (int i = 0; i < 64; ++i) many += "0,8,64,0\n";
+    const std::string ft2 = "topology: {kind: ft2, switch_radix: 8, endpoints: 16}\n";
+    auto makespan = [&](const std::string& name, const std::string& csv, const char* initiator) {
+        const auto dir = temp_dir("init-" + name);
+        write_text(dir / "m.csv", "src,dst,bytes,start_us\n" + csv);
+        const Run r =
+            run_yaml("init-" + name, ft2 + "workload: {kind: trace, initiator: " + initiator +
+                                         ", file: " + (dir / "m.csv").string() + "}\n");
+        REQUIRE(r.result.status == SimulationResult::Status::Completed);
+        return r.result.end_time.us();
+    };
+    // Issue costs (models/data/link_layers.yaml): CPU 0.2 us, GPU 0.01 us per write.
+    for (const auto& [initiator, issue_us] : {std::pair{"cpu", 0.2}, std::pair{"gpu", 0.01}}) {
+        INFO(initiator);
+        const double single = makespan(std::string(initiator) + "-1", "0,8,64,0\n", initiator);
+        const double all = makespan(std::string(initiator) + "-64", many, initiator);
+        const double large = makespan(std::string(initiator) + "-4k", "0,8,4096,0\n", initiator);
+        CHECK(all == Approx(63 * issue_us + single).margin(0.005));
+        CHECK(all > large);
+    }
 }

@@ -33,6 +33,8 @@ Topology expand_nodes(const Topology& fabric, const NodeSpec& spec, NodeLayout& 
     layout.nic_spray = spec.nic_spray;
     layout.rdma_message_overhead = spec.rdma_message_overhead;
     layout.scale_up_message_overhead = spec.scale_up_message_overhead;
+    layout.rdma_issue = spec.rdma_issue;
+    layout.scale_up_issue = spec.scale_up_issue;
     auto add = [&](const SwitchInfo& info, SwitchRole role, std::uint32_t node) {
         const std::uint32_t s = g.add_switch(info);
         layout.role.push_back(role);

@@ -21,8 +21,10 @@ struct NodeSpec {
     std::uint64_t buffer_bytes = 1 << 20;                        // per port of the node's switches
     bool pxn = false;
     bool nic_spray = false;  // several network ports: spray packets (else bond by flow hash)
-    Time rdma_message_overhead;
+    Time rdma_message_overhead;  // per message, issue included
+    Time rdma_issue;             // serial per sender
     Time scale_up_message_overhead;
+    Time scale_up_issue;
 };
 
 Topology expand_nodes(const Topology& fabric, const NodeSpec& spec, NodeLayout& layout);

@@ -107,7 +107,8 @@ const std::vector<KeySpec>& schema() {
                "or spreads its packets over all (spray)"),
         number("cluster.socket_crossing_ns", 0, 1e6, "0", "extra latency on each GPU-NIC PCIe crossing (NIC on the other socket)"),
         number("cluster.nic_latency_ns", 0, 1e6, "link-layer preset", "NIC pipeline latency, each way"),
-        number("cluster.message_overhead_ns", 0, 1e9, "link-layer preset", "per-message sender overhead for RDMA"),
+        number("cluster.message_overhead_ns", 0, 1e9, "link-layer preset, by workload.initiator",
+               "per-message sender overhead for RDMA (its serial issue part included)"),
         section("cost"),
         number("cost.switch_usd", 0, 1e9, "models/data/prices.yaml", "price of one switch"),
         integer("cost.rack_endpoints", 0, 1e9, "nodes_per_rack x NICs of the node preset (32 for h800)", "NIC ports per rack; cables inside a rack are DAC (0: every cable optical)"),
@@ -155,6 +156,9 @@ const std::vector<KeySpec>& schema() {
         text("workload.file", "-", "trace input: htsim connection matrix (.cm) or CSV src,dst,bytes,start_us"),
         number("workload.start_us", 0, 1e12, "0", "start time of synthetic traffic"),
         integer("workload.destination", 0, 1e8, "0", "incast receiver"),
+        choice("workload.initiator", {"gpu", "cpu"}, {}, "gpu",
+               "who issues each transfer: GPU kernels (IBGDA, NVLink stores: DeepEP, NCCL) or the CPU "
+               "(verbs, copy launches: the ISCA '25 Table 5 measurements)"),
         integer("workload.senders", 1, 1e8, "all others", "incast senders"),
         reserved("workload.phase", Type::String, "MoE phase"),
         reserved("workload.tokens_per_gpu", Type::Integer, "MoE tokens per rank"),
@@ -527,8 +531,13 @@ class Loader {
         s.cluster.preset.pcie_lanes = u32_or("cluster.pcie_lanes", node->pcie_lanes);
         s.cluster.socket_crossing_ns = number_or("cluster.socket_crossing_ns", 0);
         s.cluster.nic_latency_ns = number_or("cluster.nic_latency_ns", ll->nic_latency_ns);
+        const bool gpu = text_or("workload.initiator", "gpu") == "gpu";
+        s.workload.gpu_initiated = gpu;
         s.cluster.message_overhead_ns =
-            number_or("cluster.message_overhead_ns", ll->message_overhead_ns);
+            number_or("cluster.message_overhead_ns",
+                      gpu ? ll->gpu_message_overhead_ns : ll->message_overhead_ns);
+        s.cluster.issue_ns =
+            std::min(s.cluster.message_overhead_ns, gpu ? ll->gpu_issue_ns : ll->cpu_issue_ns);
         s.topology.switch_radix = u32_or("topology.switch_radix", sw->radix);
         s.topology.oversubscription = number_or("topology.oversubscription", 1.0);
         s.topology.endpoints_set = has("topology.endpoints");

@@ -43,7 +43,8 @@ struct Scenario {
         NodePreset preset;
         double socket_crossing_ns = 0;
         double nic_latency_ns = 0;
-        double message_overhead_ns = 0;
+        double message_overhead_ns = 0;  // RDMA, per message, for the chosen initiator
+        double issue_ns = 0;             // RDMA, serial part of it
         bool nic_spray = false;  // cluster.multi_plane (default: the NIC preset's)
     } cluster;
 
@@ -76,6 +77,7 @@ struct Scenario {
         double start_us = 0;
         std::uint32_t destination = 0;
         std::uint32_t senders = 0;  // 0 = every other endpoint
+        bool gpu_initiated = true;  // workload.initiator
     } workload;
 
     struct Sim {

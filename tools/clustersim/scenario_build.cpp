@@ -101,8 +101,12 @@ NodeSpec node_spec(const Scenario& s) {
     spec.buffer_bytes = n.internal_buffer_bytes;
     spec.pxn = find_topology_kind(s.topology.kind)->pxn;
     spec.nic_spray = s.cluster.nic_spray;
+    const bool gpu = s.workload.gpu_initiated;
     spec.rdma_message_overhead = Time::from_ns(s.cluster.message_overhead_ns);
-    spec.scale_up_message_overhead = Time::from_ns(n.nvlink_message_overhead_ns);
+    spec.rdma_issue = Time::from_ns(s.cluster.issue_ns);
+    spec.scale_up_message_overhead =
+        Time::from_ns(gpu ? n.nvlink_gpu_message_overhead_ns : n.nvlink_message_overhead_ns);
+    spec.scale_up_issue = Time::from_ns(gpu ? n.nvlink_gpu_issue_ns : n.nvlink_cpu_issue_ns);
     return spec;
 }
 
