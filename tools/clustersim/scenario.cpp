@@ -73,6 +73,14 @@ std::vector<std::string> names_of(const Entries& entries) {
     for (const auto& e : entries) out.emplace_back(e.name);
     return out;
 }
+// The names a key accepts: the contract's (shared/spec/cli.md, some reserved for later) and every
+// registry entry, so that a new entry needs no edit here.
+std::vector<std::string> known_names(std::vector<std::string> contract,
+                                     const std::vector<std::string>& registry) {
+    for (const auto& n : registry)
+        if (std::find(contract.begin(), contract.end(), n) == contract.end()) contract.push_back(n);
+    return contract;
+}
 std::vector<std::string> topology_kind_names() {
     return names_of(topology_kinds());
 }
@@ -129,9 +137,9 @@ const std::vector<KeySpec>& schema() {
         integer("network.header_bytes", 0, 65536, "link-layer preset", "bytes added to every packet on the wire"),
         choice("network.flow_control", {"credit", "lossy", "pfc"}, {"credit", "lossy"}, "credit",
                "lossless credits (InfiniBand) or tail drop"),
-        choice("network.routing", {"static", "ecmp", "adaptive", "spray", "flowlet", "valiant", "ugal"},
+        choice("network.routing", known_names({"static", "ecmp", "adaptive", "spray", "flowlet", "valiant", "ugal"}, names_of(routing_policies())),
                names_of(routing_policies()), "ecmp", "path choice among a switch's candidate outputs (models/routing_policy.cpp)"),
-        choice("network.congestion_control", {"none", "dcqcn", "hpcc", "timely", "swift"},
+        choice("network.congestion_control", known_names({"none", "dcqcn", "hpcc", "timely", "swift"}, names_of(congestion_controls())),
                names_of(congestion_controls()), "none", "sender congestion control (models/congestion_control.cpp)"),
         choice("network.forwarding", {"cut-through", "store-and-forward"}, {}, "switch preset",
                "fabric switches forward once the header is in (cut-through; falls back to store-and-forward "
@@ -149,7 +157,7 @@ const std::vector<KeySpec>& schema() {
         reserved("model.top_k", Type::Integer, "experts per token"),
         reserved("model.shared_experts", Type::Integer, "shared experts"),
         section("workload"),
-        choice("workload.kind", {"moe", "alltoall", "allreduce", "allgather", "reducescatter", "permutation", "incast", "trace"},
+        choice("workload.kind", known_names({"moe", "alltoall", "allreduce", "allgather", "reducescatter", "permutation", "incast", "trace"}, names_of(workload_kinds())),
                names_of(workload_kinds()), "(required for run)", "traffic to send (traffic/workload_kinds.cpp)"),
         integer("workload.message_bytes", 1, 1e15, "(required for synthetic kinds)",
                 "message size (accepts KB, MB, GB, KiB, MiB, GiB)"),
