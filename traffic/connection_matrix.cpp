@@ -263,11 +263,10 @@ class Parser {
                                             declared_triggers_, triggers_));
         for (std::size_t t = 0; t < trigger_defined_.size(); ++t)
             if (!trigger_defined_[t])
-                fail_line(
-                    trigger_first_use_[t],
-                    fmt::format("trigger {} is used but never defined (expected a line "
-                                "'trigger id {} oneshot|multishot|barrier count K')",
-                                cm_.workload.joins[t].label, cm_.workload.joins[t].label));
+                fail_line(trigger_first_use_[t],
+                          fmt::format("trigger {} is used but never defined (expected a line "
+                                      "'trigger id {} oneshot|multishot|barrier count K')",
+                                      cm_.workload.joins[t].label, cm_.workload.joins[t].label));
     }
 
     std::istream& in_;

@@ -8,6 +8,7 @@
 
 #include "sim/input_error.hpp"
 #include "tools/clustersim/bench.hpp"
+#include "tools/clustersim/moe_report.hpp"
 #include "tools/clustersim/output_files.hpp"
 #include "tools/clustersim/run_report.hpp"
 #include "tools/clustersim/scenario.hpp"
@@ -76,12 +77,29 @@ int cmd_topo(const CommonOptions& o) {
     return kExitOk;
 }
 
+int cmd_traffic(const CommonOptions& o) {
+    const cs::Scenario s = load(o);
+    const auto j = cs::moe_traffic_json(s);
+    if (o.json)
+        std::cout << j.dump(2) << "\n";
+    else
+        std::cout << cs::moe_traffic_table(j);
+    return kExitOk;
+}
+
 int cmd_check(const CommonOptions& o, bool schema) {
     if (schema) {
         std::cout << cs::schema_markdown();
         return kExitOk;
     }
     const cs::Scenario s = load(o);
+    if (s.workload.kind == "moe") {
+        const auto j = cs::moe_traffic_json(s);  // gates every token: validates the whole model
+        fmt::print("{}: ok (moe: {} {}, EP {} over {} nodes; `clustersim traffic` for its bytes)\n",
+                   o.scenario, j["model"].get<std::string>(), j["phase"].get<std::string>(),
+                   j["ep_size"].get<std::uint32_t>(), j["nodes"].get<std::uint32_t>());
+        return kExitOk;
+    }
     cs::TraceInput trace = cs::load_trace(s);
     if (!s.workload.kind.empty()) {
         const cs::SimulatedFabric f = cs::build_simulated_fabric(s, trace.nodes);
@@ -177,7 +195,7 @@ int cmd_bench(bool json) {
 int main(int argc, char** argv) {
     CLI::App app{"clustersim: packet-level network simulator for AI GPU clusters"};
     app.require_subcommand(1);
-    CommonOptions run_o, topo_o, check_o;
+    CommonOptions run_o, topo_o, check_o, traffic_o;
     std::optional<std::uint64_t> seed;
     std::string out_dir;
     bool quiet = false, bench_json = false, schema = false;
@@ -196,6 +214,9 @@ int main(int argc, char** argv) {
     auto* topo =
         app.add_subcommand("topo", "inventory of the scenario's fabric, without simulating");
     add_common(topo, topo_o, true);
+    auto* traffic = app.add_subcommand(
+        "traffic", "expert-parallel traffic of a moe scenario and its bound, without simulating");
+    add_common(traffic, traffic_o, true);
     auto* check = app.add_subcommand("check", "validate a scenario");
     check->add_option("scenario", check_o.scenario, "scenario YAML file");
     check->add_option("--set", check_o.sets, "override one key: PATH=VALUE; repeatable");
@@ -217,6 +238,7 @@ int main(int argc, char** argv) {
     try {
         if (run->parsed()) return cmd_run(run_o, seed, out_dir, quiet);
         if (topo->parsed()) return cmd_topo(topo_o);
+        if (traffic->parsed()) return cmd_traffic(traffic_o);
         if (check->parsed()) {
             if (!schema && check_o.scenario.empty()) {
                 fmt::print(stderr, "clustersim: check needs a scenario file (or --schema)\n");

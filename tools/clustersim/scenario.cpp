@@ -56,6 +56,10 @@ KeySpec choice(std::string path, std::vector<std::string> choices,
     return KeySpec{std::move(path),    Type::String,         -kInf,           kInf,
                    std::move(choices), std::move(supported), std::move(dflt), std::move(help)};
 }
+KeySpec boolean(std::string path, std::string dflt, std::string help) {
+    return KeySpec{std::move(path), Type::Boolean,  -kInf, kInf, {}, {},
+                   std::move(dflt), std::move(help)};
+}
 KeySpec section(std::string path) {
     return KeySpec{std::move(path), Type::Section, -kInf, kInf, {}, {}, "", ""};
 }
@@ -150,12 +154,15 @@ const std::vector<KeySpec>& schema() {
         section("sim"),
         number("sim.max_time_us", 1e-6, 1e12, "no limit", "simulated-time limit; reaching it ends the run with exit 3"),
         section("model"),
-        reserved("model.name", Type::String, "MoE model preset"),
-        reserved("model.hidden", Type::Integer, "hidden size"),
-        reserved("model.layers", Type::Integer, "layers"),
-        reserved("model.routed_experts", Type::Integer, "routed experts"),
-        reserved("model.top_k", Type::Integer, "experts per token"),
-        reserved("model.shared_experts", Type::Integer, "shared experts"),
+        text("model.name", "(required for moe)", "MoE model preset (models/data/moe_models.yaml): deepseek-v3, deepseek-v2, qwen3-235b-a22b, mixtral-8x22b"),
+        integer("model.hidden", 1, 1e6, "preset", "hidden size (elements per token)"),
+        integer("model.layers", 1, 10000, "preset", "transformer layers (the section 2.3.2 bound counts all)"),
+        integer("model.dense_layers", 0, 10000, "preset", "leading layers with a dense FFN (no experts)"),
+        integer("model.routed_experts", 1, 1e6, "preset", "routed experts"),
+        integer("model.top_k", 1, 1024, "preset", "routed experts per token"),
+        integer("model.shared_experts", 0, 1024, "preset", "shared experts (every token)"),
+        integer("model.n_group", 1, 1e6, "preset", "expert groups (group-limited routing)"),
+        integer("model.topk_group", 1, 1e6, "preset", "groups one token may use"),
         section("workload"),
         choice("workload.kind", known_names({"moe", "alltoall", "allreduce", "allgather", "reducescatter", "permutation", "incast", "trace"}, names_of(workload_kinds())),
                names_of(workload_kinds()), "(required for run)", "traffic to send (traffic/workload_kinds.cpp)"),
@@ -168,15 +175,21 @@ const std::vector<KeySpec>& schema() {
                "who issues each transfer: GPU kernels (IBGDA, NVLink stores: DeepEP, NCCL) or the CPU "
                "(verbs, copy launches: the ISCA '25 Table 5 measurements)"),
         integer("workload.senders", 1, 1e8, "all others", "incast senders"),
-        reserved("workload.phase", Type::String, "MoE phase"),
-        reserved("workload.tokens_per_gpu", Type::Integer, "MoE tokens per rank"),
+        choice("workload.phase", {"decode", "prefill", "training"}, {}, "decode", "MoE phase"),
+        integer("workload.tokens_per_gpu", 1, 1e9, "128", "tokens each EP rank holds in one micro-batch"),
+        integer("workload.micro_batches", 1, 1024, "2", "micro-batches per step (two overlap compute and communication)"),
         reserved("workload.kv_length", Type::Integer, "KV length"),
-        reserved("workload.ep_size", Type::Integer, "EP group size"),
-        reserved("workload.max_nodes_per_token", Type::Integer, "node limit M"),
-        reserved("workload.mode", Type::String, "DeepEP mode"),
-        reserved("workload.gating", Type::String, "gating"),
-        reserved("workload.intranode_via", Type::String, "intra-node path"),
-        reserved("workload.shared_expert_remote", Type::Boolean, "count shared experts as destinations"),
+        integer("workload.ep_size", 1, 1e7, "the model's routed experts", "GPUs in the expert-parallel group"),
+        integer("workload.max_nodes_per_token", 0, 1e6, "the model's topk_group", "node limit M (0: unlimited)"),
+        choice("workload.mode", {"normal", "low-latency"}, {}, "low-latency for decode, normal otherwise",
+               "DeepEP mode: one copy per node then NVLink forwarding, or one write per (token, expert)"),
+        choice("workload.gating", {"uniform", "zipf", "hot", "trace", "worst-case"}, {"uniform", "zipf", "hot", "worst-case"},
+               "uniform", "token-to-expert gating (seeded)"),
+        number("workload.zipf_s", 0, 10, "1", "Zipf exponent of the expert popularity (gating: zipf)"),
+        integer("workload.hot_experts", 0, 1e6, "8", "hot experts (gating: hot)"),
+        number("workload.hot_factor", 1, 1e6, "10", "how many times likelier a hot expert is (gating: hot)"),
+        choice("workload.intranode_via", {"nvlink", "rdma"}, {}, "nvlink", "low-latency: own-node destinations over NVLink or through the NIC"),
+        boolean("workload.shared_expert_remote", "false", "count shared experts as network destinations (the ISCA '25 bound does)"),
     };
     return keys;
 }
@@ -502,6 +515,9 @@ class Loader {
         s.name = text_or("name", std::filesystem::path(path_).stem().string());
 
         s.topology.kind = text_or("topology.kind", "");
+        // A moe workload alone (for `traffic`) stands on an MPFT of its EP group's size.
+        if (s.topology.kind.empty() && text_or("workload.kind", "") == "moe")
+            s.topology.kind = "mpft";
         if (s.topology.kind.empty())
             throw InputError(
                 path_, 0, 0, "topology.kind",
@@ -600,7 +616,72 @@ class Loader {
         w.destination = u32_or("workload.destination", 0);
         w.senders = u32_or("workload.senders", 0);
         s.sim.max_time_us = number_or("sim.max_time_us", 0);
+        fill_moe(s);
         s.network.virtual_lanes = u32_or("network.virtual_lanes", 0);
+    }
+
+    void fill_moe(Scenario& s) {
+        const std::string name = text_or("model.name", "");
+        if (!name.empty()) {
+            const MoeModel* m = find_moe_model(name);
+            if (!m)
+                throw s.error_at("model.name",
+                                 fmt::format("unknown model preset '{}' (expected one of: {})",
+                                             name, join(moe_model_names())));
+            s.model.set = true;
+            MoeModel& p = s.model.preset;
+            p = *m;
+            p.hidden = u32_or("model.hidden", p.hidden);
+            p.layers = u32_or("model.layers", p.layers);
+            p.dense_layers = u32_or("model.dense_layers", p.dense_layers);
+            p.routed_experts = u32_or("model.routed_experts", p.routed_experts);
+            p.top_k = u32_or("model.top_k", p.top_k);
+            p.shared_experts = u32_or("model.shared_experts", p.shared_experts);
+            p.n_group = u32_or("model.n_group", p.n_group);
+            p.topk_group = u32_or("model.topk_group", p.topk_group);
+            if (p.dense_layers >= p.layers)
+                throw s.error_at("model.dense_layers",
+                                 fmt::format("{} dense layers leave no MoE layer of {} (expected "
+                                             "fewer than model.layers)",
+                                             p.dense_layers, p.layers));
+            if (p.top_k > p.routed_experts)
+                throw s.error_at("model.top_k",
+                                 fmt::format("{} experts per token of {} routed (expected at "
+                                             "most model.routed_experts)",
+                                             p.top_k, p.routed_experts));
+            if (p.topk_group > p.n_group || p.routed_experts % p.n_group != 0)
+                throw s.error_at(has("model.topk_group") ? "model.topk_group" : "model.n_group",
+                                 fmt::format("{} of {} groups over {} experts (expected groups "
+                                             "that divide the experts, topk_group <= n_group)",
+                                             p.topk_group, p.n_group, p.routed_experts));
+        } else {
+            for (const char* k :
+                 {"model.hidden", "model.layers", "model.dense_layers", "model.routed_experts",
+                  "model.top_k", "model.shared_experts", "model.n_group", "model.topk_group"})
+                if (has(k))
+                    throw s.error_at(k,
+                                     "overrides a model preset, but model.name is missing "
+                                     "(expected model.name, e.g. deepseek-v3)");
+        }
+        auto& w = s.workload;
+        w.phase = text_or("workload.phase", "decode");
+        w.tokens_per_gpu = u32_or("workload.tokens_per_gpu", 128);
+        w.micro_batches = u32_or("workload.micro_batches", 2);
+        w.ep_size = u32_or("workload.ep_size", s.model.set ? s.model.preset.routed_experts : 0);
+        w.max_nodes_per_token =
+            u32_or("workload.max_nodes_per_token", s.model.set ? s.model.preset.topk_group : 0);
+        w.normal_mode =
+            text_or("workload.mode", w.phase == "decode" ? "low-latency" : "normal") == "normal";
+        w.gating = text_or("workload.gating", "uniform");
+        w.zipf_s = number_or("workload.zipf_s", 1.0);
+        w.hot_experts = u32_or("workload.hot_experts", 8);
+        w.hot_factor = number_or("workload.hot_factor", 10.0);
+        w.intranode_via_rdma = text_or("workload.intranode_via", "nvlink") == "rdma";
+        w.shared_expert_remote = text_or("workload.shared_expert_remote", "false") == "true";
+        if (w.kind == "moe" && !s.model.set)
+            throw s.error_at(
+                "workload.kind",
+                "a moe workload needs a model (expected model.name, e.g. deepseek-v3)");
     }
 
     std::string path_;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "models/hardware_catalog.hpp"
+#include "models/moe_model.hpp"
 #include "models/network.hpp"
 #include "sim/input_error.hpp"
 
@@ -45,7 +46,7 @@ struct Scenario {
         double nic_latency_ns = 0;
         double message_overhead_ns = 0;  // RDMA, per message, for the chosen initiator
         double issue_ns = 0;             // RDMA, serial part of it
-        bool nic_spray = false;  // cluster.multi_plane (default: the NIC preset's)
+        bool nic_spray = false;          // cluster.multi_plane (default: the NIC preset's)
     } cluster;
 
     struct Cost {
@@ -78,7 +79,25 @@ struct Scenario {
         std::uint32_t destination = 0;
         std::uint32_t senders = 0;  // 0 = every other endpoint
         bool gpu_initiated = true;  // workload.initiator
+        // moe
+        std::string phase = "decode";
+        std::uint32_t tokens_per_gpu = 128;
+        std::uint32_t micro_batches = 2;
+        std::uint32_t ep_size = 0;
+        std::uint32_t max_nodes_per_token = 0;
+        bool normal_mode = false;  // workload.mode: normal (else low-latency)
+        std::string gating = "uniform";
+        double zipf_s = 1.0;
+        std::uint32_t hot_experts = 8;
+        double hot_factor = 10.0;
+        bool intranode_via_rdma = false;
+        bool shared_expert_remote = false;
     } workload;
+
+    struct Model {
+        bool set = false;  // model.name given
+        MoeModel preset;   // with the scenario's overrides applied
+    } model;
 
     struct Sim {
         double max_time_us = 0;  // 0 = no limit

@@ -1,0 +1,204 @@
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "support.hpp"
+#include "traffic/moe_traffic.hpp"
+
+using namespace clustersim;
+using namespace clustersim::test;
+using Json = nlohmann::json;
+
+// Expert-parallel traffic from model parameters: the reference volumes of
+// shared/reference/moe-inference-traffic.md and the ISCA '25 section 2.3.2 bound, and the
+// invariants of gating (fan-out, node limit, reproducibility, the requested distribution).
+
+namespace {
+
+Json traffic(const std::string& sets) {
+    const auto dir = temp_dir("moe-traffic");
+    write_text(dir / "s.yaml",
+               "model: {name: deepseek-v3}\nworkload: {kind: moe, phase: decode}\n");
+    const auto r = run_cli("traffic " + (dir / "s.yaml").string() + " " + sets + " --json");
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    return Json::parse(r.out);
+}
+
+MoeModel deepseek() {
+    MoeModel m;
+    m.name = "test";
+    m.hidden = 7168;
+    m.layers = 61;
+    m.dense_layers = 3;
+    m.routed_experts = 256;
+    m.top_k = 8;
+    m.shared_experts = 1;
+    m.n_group = 8;
+    m.topk_group = 4;
+    return m;
+}
+
+// P(X >= x) for a chi-square variable with `df` degrees of freedom (Wilson-Hilferty).
+double chi_square_p(double x, double df) {
+    const double z = (std::cbrt(x / df) - (1 - 2 / (9 * df))) / std::sqrt(2 / (9 * df));
+    return 0.5 * std::erfc(z / std::sqrt(2.0));
+}
+
+}  // namespace
+
+TEST_CASE("traffic reproduces the vendor table's DeepSeek-V3 decode and prefill volumes",
+          "[moe][traffic]") {
+    // Decode, normal mode, 4 nodes per token, 128 tokens per GPU: 128 x 7168 x 4 B = 3.5 MiB.
+    const Json d = traffic(
+        "--set workload.mode=normal --set workload.gating=worst-case "
+        "--set workload.max_nodes_per_token=4 --set workload.tokens_per_gpu=128");
+    CHECK(d["per_layer"]["dispatch_bytes_per_gpu"].get<std::uint64_t>() == 3670016);
+    CHECK(d["per_layer"]["combine_bytes_per_gpu"].get<std::uint64_t>() == 2 * 3670016);
+    CHECK(d["comms_per_iteration"].get<std::uint64_t>() == 116);  // 58 MoE layers x 2
+    CHECK(d["iteration_bytes_per_gpu"].get<std::uint64_t>() == 1218ull * 1048576);
+    // Prefill: the table's 168 MiB per dispatch is 6,144 tokens per GPU per micro-batch.
+    const Json p = traffic(
+        "--set workload.phase=prefill --set workload.gating=worst-case "
+        "--set workload.max_nodes_per_token=4 --set workload.tokens_per_gpu=6144");
+    CHECK(p["mode"] == "normal");
+    CHECK(p["per_layer"]["dispatch_bytes_per_gpu"].get<std::uint64_t>() == 168ull * 1048576);
+    CHECK(p["per_layer"]["combine_bytes_per_gpu"].get<std::uint64_t>() == 336ull * 1048576);
+    CHECK(p["iteration_bytes_per_gpu"].get<double>() / (1ull << 30) == Approx(57.09).margin(0.005));
+}
+
+TEST_CASE("traffic's analytic keys reproduce the ISCA '25 section 2.3.2 decode bound",
+          "[moe][traffic][calibration]") {
+    const std::string bound =
+        "--set workload.mode=low-latency --set workload.gating=worst-case "
+        "--set workload.shared_expert_remote=true --set workload.tokens_per_gpu=32 "
+        "--set model.hidden=7000";
+    const Json h800 = traffic(bound);
+    CHECK(h800["analytic"]["alltoall_us"].get<double>() == Approx(120.96));
+    CHECK(h800["analytic"]["layer_us"].get<double>() == Approx(241.92));
+    CHECK(h800["analytic"]["step_ms"].get<double>() == Approx(14.76).margin(0.005));
+    CHECK(h800["analytic"]["tokens_per_s"].get<double>() == Approx(67).margin(1));
+    const Json nvl72 = traffic(bound + " --set cluster.node=gb200-nvl72 --set workload.ep_size=72");
+    CHECK(nvl72["analytic"]["step_ms"].get<double>() == Approx(0.82).margin(0.005));
+    CHECK(nvl72["analytic"]["tokens_per_s"].get<double>() == Approx(1200).epsilon(0.02));
+}
+
+TEST_CASE("the traffic matrix carries tokens x fan-out token copies in every mode and gating",
+          "[moe][gating]") {
+    const MoeModel m = deepseek();
+    const ExpertPlacement place = place_experts_contiguous(256, 256, 8);
+    for (const GatingKind kind :
+         {GatingKind::Uniform, GatingKind::Zipf, GatingKind::Hot, GatingKind::WorstCase}) {
+        for (const MoeMode mode : {MoeMode::LowLatency, MoeMode::Normal}) {
+            GatingParams gp;
+            gp.kind = kind;
+            gp.hot_experts = 8;
+            gp.max_nodes_per_token = 4;
+            Gating gating(m, place, gp);
+            MoeTrafficParams tp;
+            tp.mode = mode;
+            tp.tokens_per_gpu = 16;
+            tp.shared_expert_remote = true;
+            RandomStream rng(7, "test");
+            const MoeAllToAll a = moe_all_to_all(gating, place, m, tp, rng);
+            std::uint64_t copies = 0, moved = 0;
+            for (auto c : a.copies) copies += c;
+            for (const auto& t : a.transfers) moved += t.tokens;
+            // Low-latency: one copy per (token, routed expert) plus the remote shared expert.
+            // Normal: one per node reached. Copies to the sender itself never cross a link.
+            const std::uint64_t expected =
+                mode == MoeMode::LowLatency ? 256ull * 16 * (8 + 1) : a.node_visits;
+            INFO("gating " << static_cast<int>(kind) << " mode " << static_cast<int>(mode));
+            CHECK(copies == expected);
+            CHECK(moved <= copies);  // copies to the sender itself are counted, not moved
+        }
+    }
+}
+
+TEST_CASE("node-limited routing never sends a token to more than M nodes", "[moe][gating]") {
+    const MoeModel m = deepseek();
+    const ExpertPlacement place = place_experts_contiguous(256, 256, 8);  // 32 nodes
+    for (std::uint32_t limit : {1u, 2u, 3u, 4u}) {
+        for (const GatingKind kind : {GatingKind::Uniform, GatingKind::Zipf}) {
+            GatingParams gp;
+            gp.kind = kind;
+            gp.max_nodes_per_token = limit;
+            Gating gating(m, place, gp);
+            RandomStream rng(3, "test");
+            std::vector<std::uint32_t> experts;
+            std::uint32_t worst = 0;
+            for (std::uint32_t t = 0; t < 2000; ++t) {
+                gating.select(rng, t % 256, t, experts);
+                REQUIRE(experts.size() == 8);
+                std::set<std::uint32_t> nodes, distinct(experts.begin(), experts.end());
+                CHECK(distinct.size() == 8);
+                for (auto e : experts) nodes.insert(place.node_of_expert(e));
+                worst = std::max<std::uint32_t>(worst, static_cast<std::uint32_t>(nodes.size()));
+            }
+            INFO("M = " << limit);
+            CHECK(worst <= limit);
+            CHECK(worst >= std::min(limit, 2u));  // the limit binds, it is not vacuous
+        }
+    }
+}
+
+TEST_CASE("gating is reproducible from the seed and changes with it", "[moe][gating]") {
+    const MoeModel m = deepseek();
+    const ExpertPlacement place = place_experts_contiguous(256, 256, 8);
+    auto draw = [&](std::uint64_t seed) {
+        GatingParams gp;
+        gp.seed = seed;
+        Gating gating(m, place, gp);
+        RandomStream rng(seed, "moe-gating");
+        MoeTrafficParams tp;
+        tp.tokens_per_gpu = 8;
+        std::vector<std::uint64_t> out;
+        for (const auto& t : moe_all_to_all(gating, place, m, tp, rng).transfers) {
+            out.push_back(t.src);
+            out.push_back(t.dst);
+            out.push_back(t.tokens);
+        }
+        return out;
+    };
+    CHECK(draw(1) == draw(1));
+    CHECK(draw(1) != draw(2));
+}
+
+TEST_CASE("Zipf gating's per-expert load fits the requested distribution (chi-square p > 0.01)",
+          "[moe][gating]") {
+    MoeModel m = deepseek();
+    m.top_k = 1;  // one expert per token: its load is exactly the weights' distribution
+    m.n_group = 1;
+    m.topk_group = 1;
+    const ExpertPlacement place = place_experts_contiguous(256, 256, 8);
+    GatingParams gp;
+    gp.kind = GatingKind::Zipf;
+    gp.zipf_s = 1.0;
+    Gating gating(m, place, gp);
+    const auto w = gating.weights();
+    double total_w = 0;
+    for (double x : w) total_w += x;
+    const std::uint32_t tokens = 200000;
+    std::vector<double> count(256, 0);
+    RandomStream rng(11, "test");
+    std::vector<std::uint32_t> experts;
+    for (std::uint32_t t = 0; t < tokens; ++t) {
+        gating.select(rng, t % 256, t, experts);
+        count[experts[0]] += 1;
+    }
+    auto chi2 = [&](const std::vector<double>& expected_share) {
+        double x = 0;
+        for (std::size_t e = 0; e < 256; ++e) {
+            const double expect = tokens * expected_share[e];
+            x += (count[e] - expect) * (count[e] - expect) / expect;
+        }
+        return x;
+    };
+    std::vector<double> zipf(256), uniform(256, 1.0 / 256);
+    for (std::size_t e = 0; e < 256; ++e) zipf[e] = w[e] / total_w;
+    CHECK(chi_square_p(chi2(zipf), 255) > 0.01);
+    // The test can fail: the same counts are nothing like uniform.
+    CHECK(chi_square_p(chi2(uniform), 255) < 1e-6);
+}

@@ -1,0 +1,15 @@
+#pragma once
+// `clustersim traffic`: the expert-parallel traffic of a moe scenario without simulating it --
+// bytes per GPU per all-to-all and per step, the traffic matrix's summary, the load per NIC and
+// per node, and the ISCA '25 section 2.3.2 communication bound.
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "tools/clustersim/scenario.hpp"
+
+namespace clustersim {
+
+nlohmann::ordered_json moe_traffic_json(const Scenario& s);
+std::string moe_traffic_table(const nlohmann::ordered_json& j);
+
+}  // namespace clustersim
