@@ -93,6 +93,11 @@ const HardwareCatalog& HardwareCatalog::builtin() {
             p.nvlink_gpu_issue_ns = n["nvlink_gpu_issue_ns"].as<double>();
             p.internal_buffer_bytes = n["internal_buffer_bytes"].as<std::uint64_t>();
             p.nodes_per_rack = n["nodes_per_rack"].as<std::uint32_t>();
+            p.fp8_tflops = n["fp8_tflops"].as<double>();
+            p.bf16_tflops = n["bf16_tflops"].as<double>();
+            p.hbm_gbytes_per_s = n["hbm_gbytes_per_s"].as<double>();
+            p.mfu = n["mfu"].as<double>();
+            p.hbm_efficiency = n["hbm_efficiency"].as<double>();
             if (!c.nics_.count(p.nic))
                 throw std::logic_error("node preset " + p.name + " names unknown NIC");
             c.nodes_[p.name] = p;

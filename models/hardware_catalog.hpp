@@ -55,6 +55,9 @@ struct NodePreset {
     double nvlink_gpu_issue_ns = 0;
     std::uint64_t internal_buffer_bytes = 0;
     std::uint32_t nodes_per_rack = 0;
+    // GPU compute (decode compute model): dense peaks and the achieved fractions.
+    double fp8_tflops = 0, bf16_tflops = 0, hbm_gbytes_per_s = 0;
+    double mfu = 1, hbm_efficiency = 1;
 };
 
 struct PriceTable {

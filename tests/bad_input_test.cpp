@@ -89,9 +89,8 @@ TEST_CASE("an unknown value and a reserved feature are bad input", "[cli][input]
     expect_bad_input({kGood + "network:\n  routing: adaptive\n", "", "network.routing",
                       "unsupported value 'adaptive'"},
                      "unsupported");
-    expect_bad_input({"topology: {kind: ft2, switch_radix: 8}\n"
-                      "workload: {kind: alltoall, message_bytes: 4096, kv_length: 10}\n",
-                      "", "s.yaml:2:49: workload.kv_length", "unsupported key"},
+    expect_bad_input({"model: {name: deepseek-v3}\nworkload: {kind: moe, gating: trace}\n", "",
+                      "s.yaml:2:31: workload.gating", "unsupported value 'trace'"},
                      "reserved");
 }
 

@@ -5,6 +5,7 @@
 #include <array>
 
 #include "sim/key_error.hpp"
+#include "traffic/moe_workload.hpp"
 #include "traffic/patterns.hpp"
 
 namespace clustersim {
@@ -51,10 +52,9 @@ Workload build_trace(const WorkloadRequest& r) {
     return *r.trace;
 }
 
-Workload build_moe(const WorkloadRequest&) {
-    throw KeyError("workload.kind",
-                   "packet-level runs of moe workloads are not built yet (expected `clustersim "
-                   "traffic` for their bytes, traffic matrix and communication bound)");
+Workload build_moe(const WorkloadRequest& r) {
+    if (!r.moe) throw KeyError("workload.kind", "a moe workload needs model.name");
+    return build_moe_run(*r.moe).workload;
 }
 
 // clang-format off
@@ -63,7 +63,7 @@ constexpr std::array kKinds = {
     WorkloadKind{"permutation", "every endpoint sends to one other and receives from one (seeded)", true, &build_permutation},
     WorkloadKind{"incast", "workload.senders endpoints send to workload.destination", true, &build_incast},
     WorkloadKind{"trace", "messages and triggers from workload.file (.cm or .csv)", false, &build_trace},
-    WorkloadKind{"moe", "expert-parallel dispatch and combine from model.* (`clustersim traffic`)", false, &build_moe},
+    WorkloadKind{"moe", "a MoE decode step: attention, dispatch, experts, combine per layer and micro-batch", false, &build_moe},
 };
 // clang-format on
 

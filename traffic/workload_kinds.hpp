@@ -18,6 +18,7 @@ struct WorkloadRequest {
     std::uint32_t destination = 0;    // incast
     std::uint32_t senders = 0;        // incast; 0 = every other endpoint
     const Workload* trace = nullptr;  // trace: read by the caller from workload.file
+    const struct MoeRunSpec* moe = nullptr;  // moe: model, placement, gating, compute
     std::uint32_t trace_nodes = 0;
 };
 

@@ -121,9 +121,14 @@ int cmd_run(const CommonOptions& o, std::optional<std::uint64_t> seed, const std
             bool quiet) {
     const cs::Scenario s = load(o, seed);
     cs::TraceInput trace = cs::load_trace(s);
-    const cs::SimulatedFabric fabric = cs::build_simulated_fabric(s, trace.nodes);
+    const bool moe = s.workload.kind == "moe";
+    const cs::SimulatedFabric fabric =
+        cs::build_simulated_fabric(s, moe ? s.workload.ep_size : trace.nodes);
     const std::uint32_t endpoints = fabric.endpoints();
-    const cs::Workload w = cs::build_workload(s, endpoints, std::move(trace));
+    std::optional<cs::MoeRun> moe_run;
+    if (moe) moe_run = cs::build_moe(s, endpoints);
+    const cs::Workload w =
+        moe ? std::move(moe_run->workload) : cs::build_workload(s, endpoints, std::move(trace));
     if (const std::string err = w.validate(endpoints); !err.empty())
         throw s.error_at("workload.kind", err);
     if (!out_dir.empty()) {
@@ -139,7 +144,9 @@ int cmd_run(const CommonOptions& o, std::optional<std::uint64_t> seed, const std
     const cs::SimulationResult r =
         cs::simulate(fabric.simulated(), fabric.routes, w, cs::network_params(s, fabric.fabric), so,
                      fabric.node_layout());
-    const cs::Json j = cs::run_results_json(s, fabric.fabric, endpoints, w, r);
+    cs::Json j = cs::run_results_json(s, fabric.fabric, endpoints, w, r);
+    if (moe && r.status == cs::SimulationResult::Status::Completed)
+        j[s.workload.phase == "decode" ? "decode" : "moe_step"] = cs::moe_decode_json(s, *moe_run, r);
     if (!out_dir.empty()) {
         const std::filesystem::path dir(out_dir);
         cs::write_file_atomically((dir / "messages.csv").string(), cs::messages_csv(w, r));

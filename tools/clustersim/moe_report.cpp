@@ -191,3 +191,80 @@ std::string moe_traffic_table(const Json& j) {
 }
 
 }  // namespace clustersim
+
+namespace clustersim {
+
+nlohmann::ordered_json moe_decode_json(const Scenario& s, const MoeRun& run,
+                                       const SimulationResult& r) {
+    using Json = nlohmann::ordered_json;
+    const MoeModel& m = s.model.preset;
+    const auto& w = s.workload;
+    const std::uint32_t layers = run.simulated_layers;
+    // One all-to-all's time: from its first byte sent to its last byte received.
+    auto span_us = [&](std::uint32_t first, std::uint32_t last) {
+        Time start = Time::never(), end = Time::zero();
+        for (std::uint32_t i = first; i < last; ++i) {
+            const MessageState& st = r.messages[i];
+            if (st.first_sent != Time::never()) start = std::min(start, st.first_sent);
+            if (st.finished != Time::never()) end = std::max(end, st.finished);
+        }
+        return start == Time::never() ? 0.0 : (end - start).us();
+    };
+    double dispatch = 0, combine = 0;
+    std::vector<Time> layer_end(layers, Time::zero());
+    for (const auto& a : run.all_to_alls) {
+        dispatch += span_us(a.dispatch_first, a.dispatch_last);
+        combine += span_us(a.combine_first, a.combine_last);
+        for (std::uint32_t i = a.combine_first; i < a.combine_last; ++i)
+            if (r.messages[i].finished != Time::never())
+                layer_end[a.layer] = std::max(layer_end[a.layer], r.messages[i].finished);
+    }
+    // A layer also ends with its last compute task (experts with nothing to send back).
+    for (const auto& c : r.computes)
+        if (c.finished != Time::never()) layer_end.back() = std::max(layer_end.back(), c.finished);
+    const double n = static_cast<double>(run.all_to_alls.size());
+    // Steady state: the time between the ends of consecutive simulated layers (the first layer
+    // includes the pipeline's fill); with one simulated layer, that layer's whole time.
+    const double per_layer_us = layers >= 2
+                                    ? (layer_end[layers - 1] - layer_end[0]).us() / (layers - 1)
+                                    : layer_end[0].us();
+    const double dense_us =
+        static_cast<double>(m.dense_layers) * w.micro_batches * (run.attention + run.dense_ffn).us();
+    const double tpot_ms = (per_layer_us * m.moe_layers() + dense_us) / 1000.0;
+    // Compute per GPU per step: attention of every layer and micro-batch, the mean expert time.
+    double expert_us = 0;
+    for (const Time& t : run.expert) expert_us += t.us();
+    expert_us /= static_cast<double>(run.expert.size());
+    const double compute_ms =
+        (dense_us + static_cast<double>(m.moe_layers()) * w.micro_batches *
+                        (run.attention.us() + expert_us)) /
+        1000.0;
+    const double tokens_per_step = 1.0 + w.mtp_acceptance;
+    const double per_gpu = tpot_ms > 0 ? w.tokens_per_gpu * w.micro_batches * tokens_per_step /
+                                             (tpot_ms / 1000.0)
+                                       : 0.0;
+    Json d;
+    d["tpot_ms"] = tpot_ms;
+    d["tokens_per_s_per_gpu"] = per_gpu;
+    d["tokens_per_s_per_node"] = per_gpu * s.cluster.gpus_per_node;
+    d["tokens_per_s_per_user"] = tpot_ms > 0 ? tokens_per_step / (tpot_ms / 1000.0) : 0.0;
+    d["dispatch_us"] = n > 0 ? dispatch / n : 0.0;
+    d["combine_us"] = n > 0 ? combine / n : 0.0;
+    d["layer_us"] = per_layer_us;
+    d["compute_ms"] = compute_ms;
+    d["exposed_comm_ms"] = std::max(0.0, tpot_ms - compute_ms);
+    d["attention_us"] = run.attention.us();
+    d["expert_us"] = expert_us;
+    d["simulated_layers"] = layers;
+    d["extrapolation"] = fmt::format(
+        "{} of {} MoE layers simulated with {} micro-batches; TPOT = {} MoE layers x the "
+        "steady-state time per layer ({}) + {} dense layers x {} micro-batches x (attention + "
+        "dense FFN), compute only",
+        layers, m.moe_layers(), w.micro_batches, m.moe_layers(),
+        layers >= 2 ? "between the ends of the first and last simulated layers"
+                    : "the one simulated layer, pipeline fill included",
+        m.dense_layers, w.micro_batches);
+    return d;
+}
+
+}  // namespace clustersim

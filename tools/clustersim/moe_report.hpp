@@ -13,3 +13,15 @@ nlohmann::ordered_json moe_traffic_json(const Scenario& s);
 std::string moe_traffic_table(const nlohmann::ordered_json& j);
 
 }  // namespace clustersim
+
+#include "tools/clustersim/simulation.hpp"
+#include "traffic/moe_workload.hpp"
+
+namespace clustersim {
+
+/// The `decode` section of results.json for a simulated moe step: per-layer dispatch and
+/// combine times, TPOT extrapolated from the simulated layers' steady state, tokens/s.
+nlohmann::ordered_json moe_decode_json(const Scenario& s, const MoeRun& run,
+                                       const SimulationResult& r);
+
+}  // namespace clustersim

@@ -64,7 +64,7 @@ KeySpec section(std::string path) {
     return KeySpec{std::move(path), Type::Section, -kInf, kInf, {}, {}, "", ""};
 }
 /// A name cli.md reserves for a feature this build does not have yet.
-KeySpec reserved(std::string path, Type type, std::string help) {
+[[maybe_unused]] KeySpec reserved(std::string path, Type type, std::string help) {
     KeySpec k{std::move(path), type, -kInf, kInf, {}, {}, "-", std::move(help)};
     k.implemented = false;
     return k;
@@ -178,7 +178,9 @@ const std::vector<KeySpec>& schema() {
         choice("workload.phase", {"decode", "prefill", "training"}, {}, "decode", "MoE phase"),
         integer("workload.tokens_per_gpu", 1, 1e9, "128", "tokens each EP rank holds in one micro-batch"),
         integer("workload.micro_batches", 1, 1024, "2", "micro-batches per step (two overlap compute and communication)"),
-        reserved("workload.kv_length", Type::Integer, "KV length"),
+        integer("workload.kv_length", 1, 1e8, "4096 (assumption)", "tokens of KV cache per request during decode (attention cost)"),
+        integer("workload.simulated_layers", 1, 10000, "2", "MoE layers simulated packet by packet; the step extrapolates from their steady state"),
+        number("workload.mtp_acceptance", 0, 1, "0", "multi-token prediction: acceptance rate of the extra token (0: no MTP; DeepSeek-V3 reports 0.8-0.9)"),
         integer("workload.ep_size", 1, 1e7, "the model's routed experts", "GPUs in the expert-parallel group"),
         integer("workload.max_nodes_per_token", 0, 1e6, "the model's topk_group", "node limit M (0: unlimited)"),
         choice("workload.mode", {"normal", "low-latency"}, {}, "low-latency for decode, normal otherwise",
@@ -678,6 +680,9 @@ class Loader {
         w.hot_factor = number_or("workload.hot_factor", 10.0);
         w.intranode_via_rdma = text_or("workload.intranode_via", "nvlink") == "rdma";
         w.shared_expert_remote = text_or("workload.shared_expert_remote", "false") == "true";
+        w.kv_length = u32_or("workload.kv_length", 4096);
+        w.simulated_layers = u32_or("workload.simulated_layers", 2);
+        w.mtp_acceptance = number_or("workload.mtp_acceptance", 0);
         if (w.kind == "moe" && !s.model.set)
             throw s.error_at(
                 "workload.kind",

@@ -92,6 +92,9 @@ struct Scenario {
         double hot_factor = 10.0;
         bool intranode_via_rdma = false;
         bool shared_expert_remote = false;
+        std::uint32_t kv_length = 4096;
+        std::uint32_t simulated_layers = 2;
+        double mtp_acceptance = 0;
     } workload;
 
     struct Model {

@@ -195,10 +195,60 @@ Workload build_workload(const Scenario& s, std::uint32_t endpoints, TraceInput t
         r.trace = &trace.workload;
         r.trace_nodes = trace.nodes;
     }
+    std::optional<MoeRunSpec> moe;
+    if (w.kind == "moe") {
+        moe = moe_run_spec(s, endpoints);
+        r.moe = &*moe;
+    }
     try {
         return kind->build(r);
     } catch (const KeyError& e) {
         throw s.error_at(e.key(), e.what());
+    }
+}
+
+MoeRunSpec moe_run_spec(const Scenario& s, std::uint32_t endpoints) {
+    const auto& w = s.workload;
+    if (!s.model.set)
+        throw s.error_at("workload.kind", "a moe workload needs a model (expected model.name)");
+    if (w.ep_size > endpoints)
+        throw s.error_at("workload.ep_size",
+                         fmt::format("{} EP ranks need {} GPUs but the fabric has {} (expected "
+                                     "at most {}, or a larger topology.endpoints)",
+                                     w.ep_size, w.ep_size, endpoints, endpoints));
+    MoeRunSpec spec;
+    spec.model = s.model.preset;
+    spec.placement =
+        place_experts_contiguous(spec.model.routed_experts, w.ep_size, s.cluster.gpus_per_node);
+    spec.gating.kind = w.gating == "zipf"         ? GatingKind::Zipf
+                       : w.gating == "hot"        ? GatingKind::Hot
+                       : w.gating == "worst-case" ? GatingKind::WorstCase
+                                                  : GatingKind::Uniform;
+    spec.gating.zipf_s = w.zipf_s;
+    spec.gating.hot_experts = std::min(w.hot_experts, spec.model.routed_experts);
+    spec.gating.hot_factor = w.hot_factor;
+    spec.gating.max_nodes_per_token = w.max_nodes_per_token;
+    spec.gating.seed = s.seed;
+    spec.traffic.mode = w.normal_mode ? MoeMode::Normal : MoeMode::LowLatency;
+    spec.traffic.tokens_per_gpu = w.tokens_per_gpu;
+    spec.traffic.shared_expert_remote = w.shared_expert_remote;
+    spec.traffic.intranode_via_rdma = w.intranode_via_rdma;
+    const NodePreset& n = s.cluster.preset;
+    spec.gpu.matmul_flops_per_s = (n.fp8_tflops > 0 ? n.fp8_tflops : n.bf16_tflops) * 1e12 * n.mfu;
+    spec.gpu.attention_flops_per_s = n.bf16_tflops * 1e12 * n.mfu;
+    spec.gpu.hbm_bytes_per_s = n.hbm_gbytes_per_s * 1e9 * n.hbm_efficiency;
+    spec.micro_batches = w.micro_batches;
+    spec.simulated_layers = std::min(w.simulated_layers, spec.model.moe_layers());
+    spec.kv_length = w.kv_length;
+    spec.seed = s.seed;
+    return spec;
+}
+
+MoeRun build_moe(const Scenario& s, std::uint32_t endpoints) {
+    try {
+        return build_moe_run(moe_run_spec(s, endpoints));
+    } catch (const std::invalid_argument& e) {
+        throw s.error_at("workload.gating", e.what());
     }
 }
 

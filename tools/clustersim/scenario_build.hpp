@@ -12,6 +12,7 @@
 #include "topologies/cost_model.hpp"
 #include "topologies/node_expansion.hpp"
 #include "topologies/topology.hpp"
+#include "traffic/moe_workload.hpp"
 
 namespace clustersim {
 
@@ -41,5 +42,8 @@ NodeSpec node_spec(const Scenario& s);
 SimulatedFabric build_simulated_fabric(const Scenario& s, std::uint32_t trace_gpus);
 NetworkParams network_params(const Scenario& s, const Topology& fabric);
 Workload build_workload(const Scenario& s, std::uint32_t endpoints, TraceInput trace);
+/// The moe decode step's DAG and where its all-to-alls are (workload.kind: moe).
+MoeRunSpec moe_run_spec(const Scenario& s, std::uint32_t endpoints);
+MoeRun build_moe(const Scenario& s, std::uint32_t endpoints);
 
 }  // namespace clustersim

@@ -43,6 +43,7 @@ SimulationResult simulate(const Topology& topology, const ForwardingTables& rout
     r.wall_s = std::chrono::duration<double>(wall_end - wall_start).count();
     r.counters = net.counters();
     r.messages.assign(net.messages().begin(), net.messages().end());
+    r.computes.assign(net.computes().begin(), net.computes().end());
     if (net.all_finished())
         r.status = SimulationResult::Status::Completed;
     else if (stop == StopReason::TimeLimit)

@@ -28,6 +28,7 @@ struct SimulationResult {
     double wall_s = 0;
     NetworkCounters counters;
     std::vector<MessageState> messages;
+    std::vector<ComputeState> computes;
     std::vector<ChannelUsage> channels;
     double max_link_util = 0;
     std::uint64_t max_queue_bytes = 0;

@@ -1,0 +1,48 @@
+#pragma once
+// A decode step of a MoE model as a workload DAG, for a packet-level run: per simulated MoE
+// layer and micro-batch, on every EP rank, attention (compute) -> dispatch (messages) -> expert
+// compute -> combine (messages) -> the next layer's attention. Compute tasks queue in order on
+// their GPU, so the two micro-batches overlap as DeepSeek's deployment does (one computes while
+// the other communicates). Dispatch and combine follow the seeded gating of each (layer,
+// micro-batch); in low-latency mode each (token, expert) is its own write, as DeepEP does, so
+// per-message costs show.
+#include <cstdint>
+#include <vector>
+
+#include "models/moe_compute.hpp"
+#include "models/workload.hpp"
+#include "traffic/moe_traffic.hpp"
+
+namespace clustersim {
+
+struct MoeRunSpec {
+    MoeModel model;
+    ExpertPlacement placement;
+    GatingParams gating;
+    MoeTrafficParams traffic;
+    GpuThroughput gpu;
+    std::uint32_t micro_batches = 2;
+    std::uint32_t simulated_layers = 2;  // MoE layers simulated; the rest are extrapolated
+    std::uint64_t kv_length = 4096;
+    std::uint64_t seed = 1;
+};
+
+/// Where each simulated all-to-all's messages and compute tasks are, for the report.
+struct MoeAllToAllRange {
+    std::uint32_t layer = 0, micro_batch = 0;
+    std::uint32_t dispatch_first = 0, dispatch_last = 0;  // message indices [first, last)
+    std::uint32_t combine_first = 0, combine_last = 0;
+};
+
+struct MoeRun {
+    Workload workload;
+    std::vector<MoeAllToAllRange> all_to_alls;
+    Time attention;  // per micro-batch per GPU
+    Time dense_ffn;  // per micro-batch per GPU (dense layers)
+    std::vector<Time> expert;  // per (layer, micro-batch, GPU), flattened
+    std::uint32_t simulated_layers = 0;
+};
+
+MoeRun build_moe_run(const MoeRunSpec& spec);
+
+}  // namespace clustersim
