@@ -34,11 +34,11 @@ struct NodeLayout {
     std::vector<std::uint32_t> hub;       // per GPU
     std::vector<std::uint32_t> nic;       // per GPU: its NIC's switch
     std::vector<std::uint32_t> scale_up;  // per node
-    bool pxn = false;  // forward to the destination's plane inside the source node
+    bool pxn = false;        // forward to the destination's plane inside the source node
     bool nic_spray = false;  // NICs with several network ports spray packets (else bond flows)
     // Per-message sender costs (by the scenario's initiator, GPU or CPU): the whole overhead a
     // lone message sees, and the part of it that is serial per sender (issuing the request).
-    Time rdma_message_overhead;      // per message that leaves the node
+    Time rdma_message_overhead;  // per message that leaves the node
     Time rdma_issue;
     Time scale_up_message_overhead;  // per message that starts on NVLink
     Time scale_up_issue;

@@ -180,7 +180,7 @@ TEST_CASE("Zipf gating's per-expert load fits the requested distribution (chi-sq
     const auto w = gating.weights();
     double total_w = 0;
     for (double x : w) total_w += x;
-    const std::uint32_t tokens = 200000;
+    const std::uint32_t tokens = 60000;  // the rarest expert still expects about 38
     std::vector<double> count(256, 0);
     RandomStream rng(11, "test");
     std::vector<std::uint32_t> experts;

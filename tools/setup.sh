@@ -5,7 +5,7 @@ cd "$(dirname "$0")/.."
 tools/install_dependencies.sh
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCLUSTERSIM_TESTS=OFF >/dev/null
 cmake --build build --target clustersim
-main_scenario=scenarios/ft2-alltoall.yaml   # the DeepSeek-V3 decode scenario takes over when MoE traffic exists
+main_scenario=scenarios/deepseek-v3-decode.yaml   # DeepSeek-V3 decode, EP144 on an MPFT of H800 nodes
 echo
 echo "== build/clustersim run $main_scenario --out out/main"
 build/clustersim run "$main_scenario" --out out/main

@@ -20,6 +20,68 @@ ExpertPlacement place_experts_contiguous(std::uint32_t experts, std::uint32_t ep
     return p;
 }
 
+std::vector<std::uint32_t> ExpertPlacement::slots_per_gpu() const {
+    std::vector<std::uint32_t> out(ep_size, 0);
+    for (std::uint32_t g : gpu_of_expert) ++out[g];
+    for (std::uint32_t g : second_gpu)
+        if (g != kNone) ++out[g];
+    return out;
+}
+
+ExpertPlacement place_experts_redundant(std::uint32_t experts, std::uint32_t redundant,
+                                        std::uint32_t ep_size, std::uint32_t gpus_per_node,
+                                        std::span<const double> weights) {
+    if (redundant == 0) return place_experts_contiguous(experts, ep_size, gpus_per_node);
+    if (redundant > experts || weights.size() != experts)
+        throw std::invalid_argument("at most one redundant copy per expert");
+    std::vector<std::uint32_t> by_weight(experts);
+    std::iota(by_weight.begin(), by_weight.end(), 0u);
+    std::stable_sort(by_weight.begin(), by_weight.end(),
+                     [&](std::uint32_t a, std::uint32_t b) { return weights[a] > weights[b]; });
+    // Slots: copy i sits at slot floor((i + 1/2) x slots / redundant), primaries fill the rest
+    // in order; slot s is on GPU floor(s x ep / slots).
+    const std::uint32_t slots = experts + redundant;
+    std::vector<std::uint32_t> content(slots, kNone);
+    std::vector<char> is_copy(slots, 0);
+    for (std::uint32_t i = 0; i < redundant; ++i) {
+        const auto s = static_cast<std::uint32_t>((2ull * i + 1) * slots / (2ull * redundant));
+        content[s] = by_weight[i];
+        is_copy[s] = 1;
+    }
+    ExpertPlacement p;
+    p.ep_size = ep_size;
+    p.gpus_per_node = gpus_per_node;
+    p.gpu_of_expert.assign(experts, kNone);
+    p.second_gpu.assign(experts, kNone);
+    std::uint32_t next = 0;
+    for (std::uint32_t s = 0; s < slots; ++s) {
+        const auto gpu = static_cast<std::uint32_t>(std::uint64_t{s} * ep_size / slots);
+        if (is_copy[s])
+            p.second_gpu[content[s]] = gpu;
+        else
+            p.gpu_of_expert[next++] = gpu;
+    }
+    return p;
+}
+
+std::vector<double> expert_weights(std::uint32_t n, const GatingParams& params) {
+    // Which expert is how popular is itself drawn from the seed (a permutation of ranks), so
+    // that the hot experts are not simply the first ones.
+    std::vector<std::uint32_t> rank(n);
+    std::iota(rank.begin(), rank.end(), 0u);
+    RandomStream shuffle(params.seed, "moe-expert-ranks");
+    for (std::uint32_t i = n; i > 1; --i)
+        std::swap(rank[i - 1], rank[static_cast<std::uint32_t>(shuffle.below(i))]);
+    std::vector<double> w(n, 1.0);
+    for (std::uint32_t e = 0; e < n; ++e) {
+        if (params.kind == GatingKind::Zipf)
+            w[e] = 1.0 / std::pow(static_cast<double>(rank[e]) + 1.0, params.zipf_s);
+        else if (params.kind == GatingKind::Hot && rank[e] < params.hot_experts)
+            w[e] = params.hot_factor;
+    }
+    return w;
+}
+
 Gating::Gating(const MoeModel& model, const ExpertPlacement& placement, const GatingParams& params)
     : model_(model), placement_(placement), params_(params) {
     const std::uint32_t n = model.routed_experts;
@@ -30,20 +92,7 @@ Gating::Gating(const MoeModel& model, const ExpertPlacement& placement, const Ga
     if (model.n_group == 0 || n % model.n_group != 0 || model.topk_group == 0 ||
         model.topk_group > model.n_group)
         throw std::invalid_argument("expert groups must divide the experts evenly");
-    // Which expert is how popular is itself drawn from the seed (a permutation of ranks), so
-    // that the hot experts are not simply the first ones.
-    std::vector<std::uint32_t> rank(n);
-    std::iota(rank.begin(), rank.end(), 0u);
-    RandomStream shuffle(params.seed, "moe-expert-ranks");
-    for (std::uint32_t i = n; i > 1; --i)
-        std::swap(rank[i - 1], rank[static_cast<std::uint32_t>(shuffle.below(i))]);
-    weights_.assign(n, 1.0);
-    for (std::uint32_t e = 0; e < n; ++e) {
-        if (params.kind == GatingKind::Zipf)
-            weights_[e] = 1.0 / std::pow(static_cast<double>(rank[e]) + 1.0, params.zipf_s);
-        else if (params.kind == GatingKind::Hot && rank[e] < params.hot_experts)
-            weights_[e] = params.hot_factor;
-    }
+    weights_ = expert_weights(n, params);
     log_weights_.resize(n);
     for (std::uint32_t e = 0; e < n; ++e) log_weights_[e] = std::log(weights_[e]);
     experts_on_node_.resize(placement.nodes());

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "models/moe_model.hpp"
+#include "models/packet.hpp"
 #include "sim/random.hpp"
 
 namespace clustersim {
@@ -20,9 +21,20 @@ namespace clustersim {
 enum class GatingKind : std::uint8_t { Uniform, Zipf, Hot, WorstCase };
 
 struct ExpertPlacement {
-    std::uint32_t ep_size = 0;        // GPUs holding routed experts
-    std::uint32_t gpus_per_node = 1;  // to count the nodes a token reaches
-    std::vector<std::uint32_t> gpu_of_expert;
+    std::uint32_t ep_size = 0;                 // GPUs holding routed experts
+    std::uint32_t gpus_per_node = 1;           // to count the nodes a token reaches
+    std::vector<std::uint32_t> gpu_of_expert;  // its primary copy
+    std::vector<std::uint32_t> second_gpu;     // a redundant copy, or kNone (none at all: empty)
+
+    /// The GPU that serves expert e for one token: with a redundant copy, either, by a hash of
+    /// (src, token), so the two copies share the expert's load.
+    std::uint32_t gpu_for(std::uint32_t e, std::uint32_t src, std::uint64_t token) const {
+        if (second_gpu.empty() || second_gpu[e] == kNone) return gpu_of_expert[e];
+        return mix64(std::uint64_t{src} << 40 ^ token << 8 ^ e) & 1 ? second_gpu[e]
+                                                                    : gpu_of_expert[e];
+    }
+    /// Expert slots per GPU (primaries and copies).
+    std::vector<std::uint32_t> slots_per_gpu() const;
 
     std::uint32_t nodes() const { return (ep_size + gpus_per_node - 1) / gpus_per_node; }
     std::uint32_t node_of_gpu(std::uint32_t g) const { return g / gpus_per_node; }
@@ -33,6 +45,12 @@ struct ExpertPlacement {
 /// experts lands on one node whenever the sizes allow (DeepSeek-V3's group-per-node design).
 ExpertPlacement place_experts_contiguous(std::uint32_t experts, std::uint32_t ep_size,
                                          std::uint32_t gpus_per_node);
+/// Redundant placement, as DeepSeek's decode deployment (256 routed experts + 32 redundant
+/// over 144 GPUs): the `redundant` heaviest experts (by `weights`) get a second copy; the
+/// experts + redundant slots are laid out evenly over the EP ranks, copies spread among them.
+ExpertPlacement place_experts_redundant(std::uint32_t experts, std::uint32_t redundant,
+                                        std::uint32_t ep_size, std::uint32_t gpus_per_node,
+                                        std::span<const double> weights);
 
 struct GatingParams {
     GatingKind kind = GatingKind::Uniform;
@@ -42,6 +60,9 @@ struct GatingParams {
     std::uint32_t max_nodes_per_token = 0;  // 0: no node limit
     std::uint64_t seed = 1;
 };
+
+/// Each expert's popularity weight for a gating kind (seeded: which expert is hot is drawn).
+std::vector<double> expert_weights(std::uint32_t experts, const GatingParams& params);
 
 class Gating {
   public:

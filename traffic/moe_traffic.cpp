@@ -27,7 +27,7 @@ MoeAllToAll moe_all_to_all(Gating& gating, const ExpertPlacement& placement, con
         for (std::uint32_t t = 0; t < params.tokens_per_gpu; ++t) {
             gating.select(rng, src, t, experts);
             gpus.clear();
-            for (std::uint32_t e : experts) gpus.push_back(placement.gpu_of_expert[e]);
+            for (std::uint32_t e : experts) gpus.push_back(placement.gpu_for(e, src, t));
             if (params.shared_expert_remote)
                 for (std::uint32_t s = 0; s < model.shared_experts; ++s)
                     // A remote copy of the shared expert: same local rank, the next node on.

@@ -19,8 +19,7 @@ MoeRun build_moe_run(const MoeRunSpec& spec) {
     const std::uint64_t dispatch_bytes =
         dispatch_payload_bytes(m.hidden) + dispatch_scale_bytes(m.hidden);
     const std::uint64_t combine_bytes = combine_payload_bytes(m.hidden);
-    std::vector<std::uint32_t> experts_on_gpu(ep, 0);
-    for (std::uint32_t g : spec.placement.gpu_of_expert) ++experts_on_gpu[g];
+    const std::vector<std::uint32_t> experts_on_gpu = spec.placement.slots_per_gpu();
 
     Gating gating(m, spec.placement, spec.gating);
     // Per micro-batch, the join each GPU's next attention waits for (kNone before layer 0).
@@ -50,10 +49,8 @@ MoeRun build_moe_run(const MoeRunSpec& spec) {
             for (std::uint32_t g = 0; g < ep; ++g) {
                 gate[g] = w.add_join(JoinSpec{JoinKind::All, incoming[g] + 1, Time::zero(), 0});
                 w.depend({TaskKind::Compute, attn[g]}, Completion::Done, {TaskKind::Join, gate[g]});
-                const Time t = expert_time(m, spec.gpu, experts_on_gpu[g], a.received[g] +
-                                                                                   a.copies[g] -
-                                                                                   a.sent[g],
-                                           tokens);
+                const Time t = expert_time(m, spec.gpu, experts_on_gpu[g],
+                                           a.received[g] + a.copies[g] - a.sent[g], tokens);
                 run.expert.push_back(t);
                 expert[g] = w.add_compute(ComputeSpec{g, t, Time::never(), 0});
                 w.depend({TaskKind::Join, gate[g]}, Completion::Done,
@@ -72,8 +69,10 @@ MoeRun build_moe_run(const MoeRunSpec& spec) {
                         forward_gate[f.src] = w.add_join(
                             JoinSpec{JoinKind::All, first_hop_in[f.src] + 1, Time::zero(), 0});
             auto dispatch = [&](std::uint32_t src, std::uint32_t dst, std::uint64_t bytes) {
-                const std::uint32_t msg = w.add_message(MessageSpec{src, dst, bytes, Time::never(), 0});
-                w.depend({TaskKind::Compute, attn[src]}, Completion::Done, {TaskKind::Transfer, msg});
+                const std::uint32_t msg =
+                    w.add_message(MessageSpec{src, dst, bytes, Time::never(), 0});
+                w.depend({TaskKind::Compute, attn[src]}, Completion::Done,
+                         {TaskKind::Transfer, msg});
                 w.depend({TaskKind::Transfer, msg}, Completion::Done, {TaskKind::Join, gate[dst]});
                 if (forward_gate[dst] != kNone)
                     w.depend({TaskKind::Transfer, msg}, Completion::Done,
@@ -81,7 +80,8 @@ MoeRun build_moe_run(const MoeRunSpec& spec) {
             };
             for (const auto& t : a.transfers) {
                 if (low_latency)
-                    for (std::uint64_t i = 0; i < t.tokens; ++i) dispatch(t.src, t.dst, dispatch_bytes);
+                    for (std::uint64_t i = 0; i < t.tokens; ++i)
+                        dispatch(t.src, t.dst, dispatch_bytes);
                 else
                     dispatch(t.src, t.dst, t.tokens * dispatch_bytes);
             }
@@ -94,13 +94,15 @@ MoeRun build_moe_run(const MoeRunSpec& spec) {
                     MessageSpec{f.src, f.dst, f.tokens * dispatch_bytes, Time::never(), 0});
                 w.depend({TaskKind::Join, forward_gate[f.src]}, Completion::Done,
                          {TaskKind::Transfer, msg});
-                w.depend({TaskKind::Transfer, msg}, Completion::Done, {TaskKind::Join, gate[f.dst]});
+                w.depend({TaskKind::Transfer, msg}, Completion::Done,
+                         {TaskKind::Join, gate[f.dst]});
             }
             range.dispatch_last = static_cast<std::uint32_t>(w.messages.size());
             // Combine: the same first hops back, BF16, once the expert GPU has computed. Each
             // GPU's next attention waits for all its tokens to come back and its own experts.
             std::vector<std::uint32_t> back(ep, 0);
-            for (const auto& t : a.transfers) back[t.src] += low_latency ? static_cast<std::uint32_t>(t.tokens) : 1;
+            for (const auto& t : a.transfers)
+                back[t.src] += low_latency ? static_cast<std::uint32_t>(t.tokens) : 1;
             for (std::uint32_t g = 0; g < ep; ++g) {
                 ready[mb][g] = w.add_join(JoinSpec{JoinKind::All, back[g] + 1, Time::zero(), 0});
                 w.depend({TaskKind::Compute, expert[g]}, Completion::Done,
@@ -108,13 +110,17 @@ MoeRun build_moe_run(const MoeRunSpec& spec) {
             }
             range.combine_first = static_cast<std::uint32_t>(w.messages.size());
             auto combine = [&](std::uint32_t src, std::uint32_t dst, std::uint64_t bytes) {
-                const std::uint32_t msg = w.add_message(MessageSpec{dst, src, bytes, Time::never(), 0});
-                w.depend({TaskKind::Compute, expert[dst]}, Completion::Done, {TaskKind::Transfer, msg});
-                w.depend({TaskKind::Transfer, msg}, Completion::Done, {TaskKind::Join, ready[mb][src]});
+                const std::uint32_t msg =
+                    w.add_message(MessageSpec{dst, src, bytes, Time::never(), 0});
+                w.depend({TaskKind::Compute, expert[dst]}, Completion::Done,
+                         {TaskKind::Transfer, msg});
+                w.depend({TaskKind::Transfer, msg}, Completion::Done,
+                         {TaskKind::Join, ready[mb][src]});
             };
             for (const auto& t : a.transfers) {
                 if (low_latency)
-                    for (std::uint64_t i = 0; i < t.tokens; ++i) combine(t.src, t.dst, combine_bytes);
+                    for (std::uint64_t i = 0; i < t.tokens; ++i)
+                        combine(t.src, t.dst, combine_bytes);
                 else
                     combine(t.src, t.dst, t.tokens * combine_bytes);
             }

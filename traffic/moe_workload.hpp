@@ -37,8 +37,8 @@ struct MoeAllToAllRange {
 struct MoeRun {
     Workload workload;
     std::vector<MoeAllToAllRange> all_to_alls;
-    Time attention;  // per micro-batch per GPU
-    Time dense_ffn;  // per micro-batch per GPU (dense layers)
+    Time attention;            // per micro-batch per GPU
+    Time dense_ffn;            // per micro-batch per GPU (dense layers)
     std::vector<Time> expert;  // per (layer, micro-batch, GPU), flattened
     std::uint32_t simulated_layers = 0;
 };

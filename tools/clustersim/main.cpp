@@ -144,9 +144,10 @@ int cmd_run(const CommonOptions& o, std::optional<std::uint64_t> seed, const std
     const cs::SimulationResult r =
         cs::simulate(fabric.simulated(), fabric.routes, w, cs::network_params(s, fabric.fabric), so,
                      fabric.node_layout());
-    cs::Json j = cs::run_results_json(s, fabric.fabric, endpoints, w, r);
+    cs::Json j = cs::run_results_json(s, fabric.fabric, fabric.simulated(), endpoints, w, r);
     if (moe && r.status == cs::SimulationResult::Status::Completed)
-        j[s.workload.phase == "decode" ? "decode" : "moe_step"] = cs::moe_decode_json(s, *moe_run, r);
+        j[s.workload.phase == "decode" ? "decode" : "moe_step"] =
+            cs::moe_decode_json(s, *moe_run, r);
     if (!out_dir.empty()) {
         const std::filesystem::path dir(out_dir);
         cs::write_file_atomically((dir / "messages.csv").string(), cs::messages_csv(w, r));

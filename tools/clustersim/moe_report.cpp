@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "tools/clustersim/scenario_build.hpp"
 #include "traffic/moe_traffic.hpp"
 
 namespace clustersim {
@@ -19,13 +20,6 @@ Json mean_of(std::uint64_t total, std::uint64_t n) {
     return static_cast<double>(total) / static_cast<double>(n);
 }
 
-GatingKind gating_kind(const std::string& g) {
-    if (g == "zipf") return GatingKind::Zipf;
-    if (g == "hot") return GatingKind::Hot;
-    if (g == "worst-case") return GatingKind::WorstCase;
-    return GatingKind::Uniform;
-}
-
 }  // namespace
 
 Json moe_traffic_json(const Scenario& s) {
@@ -36,19 +30,9 @@ Json moe_traffic_json(const Scenario& s) {
     const auto& w = s.workload;
     const std::uint32_t ep = w.ep_size;
     const std::uint32_t per_node = s.cluster.gpus_per_node;
-    const ExpertPlacement placement = place_experts_contiguous(model.routed_experts, ep, per_node);
-    GatingParams gp;
-    gp.kind = gating_kind(w.gating);
-    gp.zipf_s = w.zipf_s;
-    gp.hot_experts = std::min(w.hot_experts, model.routed_experts);
-    gp.hot_factor = w.hot_factor;
-    gp.max_nodes_per_token = w.max_nodes_per_token;
-    gp.seed = s.seed;
-    MoeTrafficParams tp;
-    tp.mode = w.normal_mode ? MoeMode::Normal : MoeMode::LowLatency;
-    tp.tokens_per_gpu = w.tokens_per_gpu;
-    tp.shared_expert_remote = w.shared_expert_remote;
-    tp.intranode_via_rdma = w.intranode_via_rdma;
+    const ExpertPlacement placement = moe_placement(s);
+    const GatingParams gp = moe_gating_params(s);
+    const MoeTrafficParams tp = moe_traffic_params(s);
     MoeAllToAll a;
     try {
         Gating gating(model, placement, gp);
@@ -223,26 +207,31 @@ nlohmann::ordered_json moe_decode_json(const Scenario& s, const MoeRun& run,
     for (const auto& c : r.computes)
         if (c.finished != Time::never()) layer_end.back() = std::max(layer_end.back(), c.finished);
     const double n = static_cast<double>(run.all_to_alls.size());
-    // Steady state: the time between the ends of consecutive simulated layers (the first layer
-    // includes the pipeline's fill); with one simulated layer, that layer's whole time.
-    const double per_layer_us = layers >= 2
-                                    ? (layer_end[layers - 1] - layer_end[0]).us() / (layers - 1)
-                                    : layer_end[0].us();
-    const double dense_us =
-        static_cast<double>(m.dense_layers) * w.micro_batches * (run.attention + run.dense_ffn).us();
-    const double tpot_ms = (per_layer_us * m.moe_layers() + dense_us) / 1000.0;
     // Compute per GPU per step: attention of every layer and micro-batch, the mean expert time.
     double expert_us = 0;
     for (const Time& t : run.expert) expert_us += t.us();
     expert_us /= static_cast<double>(run.expert.size());
-    const double compute_ms =
-        (dense_us + static_cast<double>(m.moe_layers()) * w.micro_batches *
-                        (run.attention.us() + expert_us)) /
-        1000.0;
+    // Steady state: the time between the ends of consecutive simulated layers (the first layer
+    // includes the pipeline's fill); with one simulated layer, that layer's whole time. Never
+    // below the busiest GPU's compute per layer: overlapping micro-batches can end a layer
+    // early, but no GPU computes faster than its tasks take.
+    double busiest_expert_us = 0;
+    for (const Time& t : run.expert) busiest_expert_us = std::max(busiest_expert_us, t.us());
+    const double steady_us = layers >= 2
+                                 ? (layer_end[layers - 1] - layer_end[0]).us() / (layers - 1)
+                                 : layer_end[0].us();
+    const double per_layer_us =
+        std::max(steady_us, w.micro_batches * (run.attention.us() + busiest_expert_us));
+    const double dense_us = static_cast<double>(m.dense_layers) * w.micro_batches *
+                            (run.attention + run.dense_ffn).us();
+    const double tpot_ms = (per_layer_us * m.moe_layers() + dense_us) / 1000.0;
+    const double compute_ms = (dense_us + static_cast<double>(m.moe_layers()) * w.micro_batches *
+                                              (run.attention.us() + expert_us)) /
+                              1000.0;
     const double tokens_per_step = 1.0 + w.mtp_acceptance;
-    const double per_gpu = tpot_ms > 0 ? w.tokens_per_gpu * w.micro_batches * tokens_per_step /
-                                             (tpot_ms / 1000.0)
-                                       : 0.0;
+    const double per_gpu =
+        tpot_ms > 0 ? w.tokens_per_gpu * w.micro_batches * tokens_per_step / (tpot_ms / 1000.0)
+                    : 0.0;
     Json d;
     d["tpot_ms"] = tpot_ms;
     d["tokens_per_s_per_gpu"] = per_gpu;

@@ -87,8 +87,61 @@ Json inventory_json(const Scenario& s, const Topology& t, const CostBreakdown& c
     return j;
 }
 
-Json run_results_json(const Scenario& s, const Topology& t, std::uint32_t endpoints,
-                      const Workload& w, const SimulationResult& r) {
+Json load_json(const Scenario& s, const Topology& t, const Topology& simulated,
+               const SimulationResult& r) {
+    // Per NIC: bytes on the fabric switch's channel down to it (received) and on the reverse
+    // channel (sent). Fabric switches keep their channel indices in the expanded graph.
+    const auto fabric_ch = t.graph.channels();
+    const auto sim_ch = simulated.graph.channels();
+    const std::uint32_t nics = t.graph.endpoint_count();
+    std::vector<std::uint64_t> sent(nics, 0), received(nics, 0);
+    std::vector<double> rate_bps(nics, 0);
+    for (std::uint32_t c = 0; c < fabric_ch.size(); ++c) {
+        const Channel& ch = fabric_ch[c];
+        if (ch.from.kind != NodeKind::Switch || ch.to.kind != NodeKind::Endpoint) continue;
+        received[ch.to.index] += r.channels[c].bytes;
+        sent[ch.to.index] += r.channels[sim_ch[c].reverse].bytes;
+        rate_bps[ch.to.index] += static_cast<double>(ch.rate.bps());
+    }
+    const std::uint32_t per_node = std::max<std::uint32_t>(1, s.cluster.nics_per_node);
+    std::vector<std::uint64_t> node((nics + per_node - 1) / per_node, 0);
+    std::uint64_t total = 0, hot = 0;
+    std::uint32_t hot_nic = 0;
+    double busy_max_us = 0;
+    for (std::uint32_t n = 0; n < nics; ++n) {
+        const std::uint64_t b = sent[n] + received[n];
+        total += b;
+        node[n / per_node] += b;
+        if (b > hot) {
+            hot = b;
+            hot_nic = n;
+        }
+        // Busy: the larger direction's wire bytes at the NIC's rate (all its ports).
+        if (rate_bps[n] > 0)
+            busy_max_us =
+                std::max(busy_max_us, static_cast<double>(std::max(sent[n], received[n])) * 8 /
+                                          rate_bps[n] * 1e6);
+    }
+    const auto hot_node =
+        static_cast<std::uint32_t>(std::max_element(node.begin(), node.end()) - node.begin());
+    auto share = [&](std::uint64_t b) {
+        return total ? static_cast<double>(b) / static_cast<double>(total) : 0.0;
+    };
+    Json l;
+    l["nic_bytes_total"] = total;  // wire bytes, sent + received, over every NIC
+    l["nic_bytes_max"] = hot;
+    l["nic_bytes_mean"] = nics ? static_cast<double>(total) / nics : 0.0;
+    l["hottest_nic"] = hot_nic;
+    l["hottest_nic_share"] = share(hot);
+    l["nic_busy_us_max"] = busy_max_us;
+    l["node_bytes_max"] = node.empty() ? 0 : node[hot_node];
+    l["hottest_node"] = hot_node;
+    l["hottest_node_share"] = node.empty() ? 0.0 : share(node[hot_node]);
+    return l;
+}
+
+Json run_results_json(const Scenario& s, const Topology& t, const Topology& simulated,
+                      std::uint32_t endpoints, const Workload& w, const SimulationResult& r) {
     Json j;
     j["scenario"] = s.name;
     j["seed"] = s.seed;
@@ -140,6 +193,7 @@ Json run_results_json(const Scenario& s, const Topology& t, std::uint32_t endpoi
     net["max_queue_bytes"] = r.max_queue_bytes;
     j["network"] = net;
 
+    j["load"] = load_json(s, t, simulated, r);
     j["topology"] = inventory_json(s, t, topology_cost(s, t));
     return j;
 }
@@ -172,6 +226,25 @@ std::string run_summary_table(const Json& j) {
                        100.0 * net["max_link_util"].get<double>());
     out +=
         fmt::format("  {:<26}{:>16.3f}\n", "simulated time [us]", sim["sim_time_us"].get<double>());
+    if (j.contains("load")) {
+        const auto& l = j["load"];
+        out += fmt::format(
+            "  {:<26}{:>15.1f}%   (NIC {}; node {}: {:.1f}%)\n", "hottest NIC, share",
+            100.0 * l["hottest_nic_share"].get<double>(), l["hottest_nic"].get<std::uint32_t>(),
+            l["hottest_node"].get<std::uint32_t>(), 100.0 * l["hottest_node_share"].get<double>());
+    }
+    if (j.contains("decode")) {
+        const auto& d = j["decode"];
+        out += fmt::format("  {:<26}{:>16.3f}\n", "TPOT [ms]", d["tpot_ms"].get<double>());
+        out += fmt::format("  {:<26}{:>16.1f}{:>12.1f}{:>12.2f}\n", "tokens/s GPU/node/user",
+                           d["tokens_per_s_per_gpu"].get<double>(),
+                           d["tokens_per_s_per_node"].get<double>(),
+                           d["tokens_per_s_per_user"].get<double>());
+        out += fmt::format("  {:<26}{:>16.1f}{:>12.1f}\n", "dispatch / combine [us]",
+                           d["dispatch_us"].get<double>(), d["combine_us"].get<double>());
+        out += fmt::format("  {:<26}{:>16.2f}{:>12.2f}\n", "compute / exposed comm [ms]",
+                           d["compute_ms"].get<double>(), d["exposed_comm_ms"].get<double>());
+    }
     out += fmt::format("  {:<26}{:>16}\n", "events", sim["events"].get<std::uint64_t>());
     out += fmt::format("  {:<26}{:>16.3g}   ({:.2f} s wall)\n", "events/s",
                        sim["events_per_s"].get<double>(), sim["wall_s"].get<double>());

@@ -14,8 +14,10 @@ using Json = nlohmann::ordered_json;
 
 Json inventory_json(const Scenario& s, const Topology& t, const CostBreakdown& cost);
 /// `t` is the fabric (for the inventory); `endpoints` the simulated endpoints (GPUs, or bare NICs).
-Json run_results_json(const Scenario& s, const Topology& t, std::uint32_t endpoints,
-                      const Workload& w, const SimulationResult& r);
+/// `t` is the fabric (its endpoints are NICs); `simulated` what ran (the fabric, or the fabric
+/// expanded with its nodes, whose fabric switches keep their channel indices).
+Json run_results_json(const Scenario& s, const Topology& t, const Topology& simulated,
+                      std::uint32_t endpoints, const Workload& w, const SimulationResult& r);
 std::string run_summary_table(const Json& results);
 std::string messages_csv(const Workload& w, const SimulationResult& r);
 /// One line per unfinished message (at most `limit`), for the exit-3 report.

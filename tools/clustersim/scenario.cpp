@@ -182,6 +182,8 @@ const std::vector<KeySpec>& schema() {
         integer("workload.simulated_layers", 1, 10000, "2", "MoE layers simulated packet by packet; the step extrapolates from their steady state"),
         number("workload.mtp_acceptance", 0, 1, "0", "multi-token prediction: acceptance rate of the extra token (0: no MTP; DeepSeek-V3 reports 0.8-0.9)"),
         integer("workload.ep_size", 1, 1e7, "the model's routed experts", "GPUs in the expert-parallel group"),
+        integer("workload.redundant_experts", 0, 1e6, "0",
+                "extra copies of the heaviest experts (DeepSeek's decode: 32 over 144 GPUs), one each at most"),
         integer("workload.max_nodes_per_token", 0, 1e6, "the model's topk_group", "node limit M (0: unlimited)"),
         choice("workload.mode", {"normal", "low-latency"}, {}, "low-latency for decode, normal otherwise",
                "DeepEP mode: one copy per node then NVLink forwarding, or one write per (token, expert)"),
@@ -681,6 +683,11 @@ class Loader {
         w.intranode_via_rdma = text_or("workload.intranode_via", "nvlink") == "rdma";
         w.shared_expert_remote = text_or("workload.shared_expert_remote", "false") == "true";
         w.kv_length = u32_or("workload.kv_length", 4096);
+        w.redundant_experts = u32_or("workload.redundant_experts", 0);
+        if (s.model.set && w.redundant_experts > s.model.preset.routed_experts)
+            throw s.error_at("workload.redundant_experts",
+                             fmt::format("{} copies of {} experts (expected at most one copy each)",
+                                         w.redundant_experts, s.model.preset.routed_experts));
         w.simulated_layers = u32_or("workload.simulated_layers", 2);
         w.mtp_acceptance = number_or("workload.mtp_acceptance", 0);
         if (w.kind == "moe" && !s.model.set)

@@ -93,6 +93,7 @@ struct Scenario {
         bool intranode_via_rdma = false;
         bool shared_expert_remote = false;
         std::uint32_t kv_length = 4096;
+        std::uint32_t redundant_experts = 0;
         std::uint32_t simulated_layers = 2;
         double mtp_acceptance = 0;
     } workload;

@@ -207,6 +207,38 @@ Workload build_workload(const Scenario& s, std::uint32_t endpoints, TraceInput t
     }
 }
 
+GatingParams moe_gating_params(const Scenario& s) {
+    const auto& w = s.workload;
+    GatingParams g;
+    g.kind = w.gating == "zipf"         ? GatingKind::Zipf
+             : w.gating == "hot"        ? GatingKind::Hot
+             : w.gating == "worst-case" ? GatingKind::WorstCase
+                                        : GatingKind::Uniform;
+    g.zipf_s = w.zipf_s;
+    g.hot_experts = std::min(w.hot_experts, s.model.preset.routed_experts);
+    g.hot_factor = w.hot_factor;
+    g.max_nodes_per_token = w.max_nodes_per_token;
+    g.seed = s.seed;
+    return g;
+}
+
+MoeTrafficParams moe_traffic_params(const Scenario& s) {
+    const auto& w = s.workload;
+    MoeTrafficParams t;
+    t.mode = w.normal_mode ? MoeMode::Normal : MoeMode::LowLatency;
+    t.tokens_per_gpu = w.tokens_per_gpu;
+    t.shared_expert_remote = w.shared_expert_remote;
+    t.intranode_via_rdma = w.intranode_via_rdma;
+    return t;
+}
+
+ExpertPlacement moe_placement(const Scenario& s) {
+    const MoeModel& m = s.model.preset;
+    return place_experts_redundant(m.routed_experts, s.workload.redundant_experts,
+                                   s.workload.ep_size, s.cluster.gpus_per_node,
+                                   expert_weights(m.routed_experts, moe_gating_params(s)));
+}
+
 MoeRunSpec moe_run_spec(const Scenario& s, std::uint32_t endpoints) {
     const auto& w = s.workload;
     if (!s.model.set)
@@ -218,21 +250,9 @@ MoeRunSpec moe_run_spec(const Scenario& s, std::uint32_t endpoints) {
                                      w.ep_size, w.ep_size, endpoints, endpoints));
     MoeRunSpec spec;
     spec.model = s.model.preset;
-    spec.placement =
-        place_experts_contiguous(spec.model.routed_experts, w.ep_size, s.cluster.gpus_per_node);
-    spec.gating.kind = w.gating == "zipf"         ? GatingKind::Zipf
-                       : w.gating == "hot"        ? GatingKind::Hot
-                       : w.gating == "worst-case" ? GatingKind::WorstCase
-                                                  : GatingKind::Uniform;
-    spec.gating.zipf_s = w.zipf_s;
-    spec.gating.hot_experts = std::min(w.hot_experts, spec.model.routed_experts);
-    spec.gating.hot_factor = w.hot_factor;
-    spec.gating.max_nodes_per_token = w.max_nodes_per_token;
-    spec.gating.seed = s.seed;
-    spec.traffic.mode = w.normal_mode ? MoeMode::Normal : MoeMode::LowLatency;
-    spec.traffic.tokens_per_gpu = w.tokens_per_gpu;
-    spec.traffic.shared_expert_remote = w.shared_expert_remote;
-    spec.traffic.intranode_via_rdma = w.intranode_via_rdma;
+    spec.placement = moe_placement(s);
+    spec.gating = moe_gating_params(s);
+    spec.traffic = moe_traffic_params(s);
     const NodePreset& n = s.cluster.preset;
     spec.gpu.matmul_flops_per_s = (n.fp8_tflops > 0 ? n.fp8_tflops : n.bf16_tflops) * 1e12 * n.mfu;
     spec.gpu.attention_flops_per_s = n.bf16_tflops * 1e12 * n.mfu;

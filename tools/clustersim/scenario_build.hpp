@@ -44,6 +44,10 @@ NetworkParams network_params(const Scenario& s, const Topology& fabric);
 Workload build_workload(const Scenario& s, std::uint32_t endpoints, TraceInput trace);
 /// The moe decode step's DAG and where its all-to-alls are (workload.kind: moe).
 MoeRunSpec moe_run_spec(const Scenario& s, std::uint32_t endpoints);
+GatingParams moe_gating_params(const Scenario& s);
+MoeTrafficParams moe_traffic_params(const Scenario& s);
+/// Experts over the EP ranks: contiguous, with workload.redundant_experts extra copies.
+ExpertPlacement moe_placement(const Scenario& s);
 MoeRun build_moe(const Scenario& s, std::uint32_t endpoints);
 
 }  // namespace clustersim

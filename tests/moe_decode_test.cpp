@@ -1,0 +1,124 @@
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "support.hpp"
+#include "tools/clustersim/scenario.hpp"
+#include "tools/clustersim/scenario_build.hpp"
+
+using namespace clustersim;
+using namespace clustersim::test;
+using Json = nlohmann::json;
+
+// A MoE decode step simulated packet by packet: what it reports, the line-rate bound every
+// all-to-all must respect, skew, and the layer extrapolation against a full run.
+
+namespace {
+
+// DeepSeek-V3 shapes on 32 H800 GPUs (4 nodes of an MPFT), few tokens: small enough for the
+// sanitizer pass.
+const char* kSmall =
+    "model: {name: deepseek-v3}\n"
+    "topology: {kind: mpft, endpoints: 32}\n"
+    "workload: {kind: moe, phase: decode, ep_size: 32, tokens_per_gpu: 8, simulated_layers: 2}\n";
+
+Json run_json(const std::string& name, const std::string& yaml, const std::string& sets = "") {
+    const auto dir = temp_dir("moe-decode-" + name);
+    write_text(dir / "s.yaml", yaml);
+    const auto r = run_cli("run " + (dir / "s.yaml").string() + " " + sets + " --json");
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    return Json::parse(r.out);
+}
+
+}  // namespace
+
+TEST_CASE("a moe decode run reports dispatch and combine latency, TPOT and tokens/s",
+          "[moe][decode]") {
+    const Json j = run_json("keys", kSmall);
+    REQUIRE(j.contains("decode"));
+    const Json& d = j["decode"];
+    for (const char* k : {"tpot_ms", "tokens_per_s_per_gpu", "tokens_per_s_per_node",
+                          "tokens_per_s_per_user", "dispatch_us", "combine_us", "compute_ms"})
+        CHECK(d[k].get<double>() > 0);
+    CHECK(d["exposed_comm_ms"].get<double>() >= 0);  // 8 tokens per GPU: nearly all hidden
+    // Per GPU: 8 tokens x 2 micro-batches per step; per node: 8 GPUs; per user: one per step.
+    const double step_s = d["tpot_ms"].get<double>() / 1000;
+    CHECK(d["tokens_per_s_per_gpu"].get<double>() == Approx(16 / step_s));
+    CHECK(d["tokens_per_s_per_node"].get<double>() == Approx(8 * 16 / step_s));
+    CHECK(d["tokens_per_s_per_user"].get<double>() == Approx(1 / step_s));
+    CHECK(d["compute_ms"].get<double>() + d["exposed_comm_ms"].get<double>() ==
+          Approx(d["tpot_ms"].get<double>()));
+    CHECK(j["load"]["nic_bytes_total"].get<std::uint64_t>() > 0);
+}
+
+TEST_CASE("no simulated dispatch or combine beats its busiest node's NICs at line rate",
+          "[moe][decode][bound]") {
+    for (const char* mode : {"low-latency", "normal"}) {
+        const auto dir = temp_dir(std::string("moe-bound-") + mode);
+        write_text(dir / "s.yaml", std::string(kSmall));
+        Scenario s = load_scenario(
+            (dir / "s.yaml").string(),
+            {Override{"workload.mode", mode}, Override{"workload.tokens_per_gpu", "16"}});
+        const SimulatedFabric f = build_simulated_fabric(s, s.workload.ep_size);
+        const MoeRun run = build_moe(s, f.endpoints());
+        const SimulationResult r =
+            simulate(f.simulated(), f.routes, run.workload, network_params(s, f.fabric),
+                     SimulationOptions{}, f.node_layout());
+        REQUIRE(r.status == SimulationResult::Status::Completed);
+        // The bound from the same traffic: every byte between nodes leaves its node through
+        // that node's 8 NICs and enters the other's; at 50 GB/s per NIC, the busiest node in
+        // either direction needs at least this long.
+        const double node_rate = 8 * 50e9;
+        for (const auto& a : run.all_to_alls) {
+            for (const auto& [first, last] : {std::pair{a.dispatch_first, a.dispatch_last},
+                                              std::pair{a.combine_first, a.combine_last}}) {
+                std::vector<double> out(4, 0), in(4, 0);
+                Time start = Time::never(), end = Time::zero();
+                for (std::uint32_t i = first; i < last; ++i) {
+                    const MessageSpec& m = run.workload.messages[i];
+                    if (m.src / 8 != m.dst / 8) {
+                        out[m.src / 8] += static_cast<double>(m.bytes);
+                        in[m.dst / 8] += static_cast<double>(m.bytes);
+                    }
+                    start = std::min(start, r.messages[i].first_sent);
+                    end = std::max(end, r.messages[i].finished);
+                }
+                double busiest = 0;
+                for (int n = 0; n < 4; ++n) busiest = std::max({busiest, out[n], in[n]});
+                INFO(mode << " layer " << a.layer << " micro-batch " << a.micro_batch);
+                CHECK((end - start).seconds() >= busiest / node_rate);
+                CHECK(busiest > 0);
+            }
+        }
+    }
+}
+
+TEST_CASE("Zipf-skewed gating raises the hottest node's share and the dispatch time with it",
+          "[moe][decode][skew]") {
+    const std::string yaml =
+        "model: {name: deepseek-v3}\n"
+        "topology: {kind: mpft, endpoints: 64}\n"
+        "workload: {kind: moe, phase: decode, ep_size: 64, tokens_per_gpu: 16, "
+        "simulated_layers: 1}\n";
+    const Json uniform = run_json("uniform", yaml);
+    const Json zipf =
+        run_json("zipf", yaml, "--set workload.gating=zipf --set workload.zipf_s=1.2");
+    CHECK(zipf["load"]["hottest_node_share"].get<double>() >
+          1.2 * uniform["load"]["hottest_node_share"].get<double>());
+    CHECK(zipf["decode"]["dispatch_us"].get<double>() >
+          1.2 * uniform["decode"]["dispatch_us"].get<double>());
+}
+
+TEST_CASE("TPOT extrapolated from two simulated layers is within 10 % of a full run",
+          "[moe][decode][validation]") {
+    // Six layers, one dense: five MoE layers, simulated in full or two of them.
+    const std::string yaml =
+        "model: {name: deepseek-v3, layers: 6, dense_layers: 1}\n"
+        "topology: {kind: mpft, endpoints: 32}\n"
+        "workload: {kind: moe, phase: decode, ep_size: 32, tokens_per_gpu: 8}\n";
+    const Json full = run_json("full", yaml, "--set workload.simulated_layers=5");
+    const Json two = run_json("two", yaml, "--set workload.simulated_layers=2");
+    CHECK(two["decode"]["tpot_ms"].get<double>() ==
+          Approx(full["decode"]["tpot_ms"].get<double>()).epsilon(0.10));
+}
