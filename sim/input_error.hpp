@@ -21,11 +21,16 @@ class InputError : public std::runtime_error {
 
     /// The single line shown to the user.
     std::string formatted() const {
+        // Built by append: GCC 12 misfires -Wrestrict on `":" + std::string` once inlined.
         std::string out = file_;
-        if (line_ > 0) out += ":" + std::to_string(line_) + ":" + std::to_string(column_);
-        out += ": ";
-        if (!key_.empty()) out += key_ + ": ";
-        out += what();
+        if (line_ > 0)
+            out.append(":")
+                .append(std::to_string(line_))
+                .append(":")
+                .append(std::to_string(column_));
+        out.append(": ");
+        if (!key_.empty()) out.append(key_).append(": ");
+        out.append(what());
         return out;
     }
     const std::string& file() const { return file_; }

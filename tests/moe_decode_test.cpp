@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "support.hpp"
 #include "tools/clustersim/scenario.hpp"
@@ -121,4 +122,28 @@ TEST_CASE("TPOT extrapolated from two simulated layers is within 10 % of a full 
     const Json two = run_json("two", yaml, "--set workload.simulated_layers=2");
     CHECK(two["decode"]["tpot_ms"].get<double>() ==
           Approx(full["decode"]["tpot_ms"].get<double>()).epsilon(0.10));
+}
+
+TEST_CASE("EP groups replicate the step on disjoint GPUs, packed or spread over the fabric",
+          "[moe][decode][placement]") {
+    for (const char* placement : {"packed", "spread"}) {
+        const auto dir = temp_dir(std::string("moe-groups-") + placement);
+        write_text(dir / "s.yaml", std::string(kSmall));
+        const Scenario s =
+            load_scenario((dir / "s.yaml").string(), {Override{"topology.endpoints", "64"},
+                                                      Override{"workload.ep_groups", "2"},
+                                                      Override{"workload.ep_placement", placement},
+                                                      Override{"workload.simulated_layers", "1"}});
+        const SimulatedFabric f = build_simulated_fabric(s, 64);
+        const MoeRun run = build_moe(s, f.endpoints());
+        // Two groups of 32 ranks: every GPU computes, each group's messages stay inside it.
+        for (const auto& c : run.workload.computes) CHECK(c.gpu < 64);
+        std::set<std::uint32_t> gpus;
+        for (const auto& c : run.workload.computes) gpus.insert(c.gpu);
+        CHECK(gpus.size() == 64);
+        auto group = [&](std::uint32_t gpu) {
+            return std::string(placement) == "spread" ? gpu % 2 : gpu / 32;
+        };
+        for (const auto& m : run.workload.messages) CHECK(group(m.src) == group(m.dst));
+    }
 }

@@ -19,5 +19,5 @@ if [ "${CLUSTERSIM_SKIP_SANITIZERS:-0}" != "1" ]; then
   cmake --build build-asan -j "$jobs"
   echo "== tests under sanitizers"
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    ctest --test-dir build-asan --output-on-failure -j "$jobs" -L unit
+    ctest --test-dir build-asan --output-on-failure -j "$jobs" -L unit -LE slow
 fi

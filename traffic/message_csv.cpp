@@ -6,7 +6,9 @@
 #include <charconv>
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <optional>
+#include <sstream>
 #include <vector>
 
 #include "sim/input_error.hpp"
@@ -56,11 +58,20 @@ MessageList read_message_csv(std::istream& in, const std::string& file) {
     const auto src = column("src"), dst = column("dst"), bytes = column("bytes"),
                start = column("start_us");
     const auto id = column("id");
+    const auto after = column("after");
     if (!src || !dst || !bytes || !start)
-        throw InputError(
-            file, line_no == 0 ? 1 : line_no, 1, {},
-            "missing CSV header (expected columns src,dst,bytes,start_us and optionally id)");
+        throw InputError(file, line_no == 0 ? 1 : line_no, 1, {},
+                         "missing CSV header (expected columns src,dst,bytes,start_us and "
+                         "optionally id, after)");
+    if (after && !id)
+        throw InputError(file, line_no, 1, {},
+                         "an 'after' column names messages by id (expected an 'id' column too)");
     MessageList out;
+    struct Pending {
+        std::uint32_t message, line, column;
+        std::string ids;
+    };
+    std::vector<Pending> pending;  // 'after' cells, resolved once every id is known
     while (std::getline(in, line)) {
         ++line_no;
         if (line.find_first_not_of(" \t\r") == std::string::npos || line[0] == '#') continue;
@@ -92,7 +103,45 @@ MessageList read_message_csv(std::istream& in, const std::string& file) {
         if (id) m.label = static_cast<std::uint64_t>(number(*id, "id", true, kMaxExact));
         const std::uint32_t idx = out.workload.add_message(m);
         if (!id) out.workload.messages[idx].label = idx;
+        if (after && !cells[*after].text.empty())
+            pending.push_back(Pending{idx, line_no, cells[*after].column, cells[*after].text});
         out.nodes = std::max({out.nodes, m.src + 1, m.dst + 1});
+    }
+    if (pending.empty()) return out;
+    // Dependencies: a message with `after` ids starts once all of them have been received, its
+    // start_us then being a delay after that (a join per such message).
+    std::map<std::uint64_t, std::uint32_t> by_id;
+    for (std::uint32_t i = 0; i < out.workload.messages.size(); ++i)
+        if (!by_id.emplace(out.workload.messages[i].label, i).second)
+            throw InputError(file, 0, 0, {},
+                             fmt::format("id {} is used twice (expected unique ids when an "
+                                         "'after' column refers to them)",
+                                         out.workload.messages[i].label));
+    for (const Pending& p : pending) {
+        std::vector<std::uint32_t> deps;
+        std::string token;
+        std::istringstream ids(p.ids);
+        while (std::getline(ids, token, ';')) {
+            std::istringstream words(token);
+            for (std::string word; words >> word;) {
+                std::uint64_t v = 0;
+                const auto [ptr, ec] = std::from_chars(word.data(), word.data() + word.size(), v);
+                auto it = ec == std::errc() && ptr == word.data() + word.size() ? by_id.find(v)
+                                                                                : by_id.end();
+                if (it == by_id.end())
+                    throw InputError(file, p.line, p.column, {},
+                                     fmt::format("'after' names '{}', which is no message id "
+                                                 "(expected ids separated by ';' or spaces)",
+                                                 word));
+                if (it->second == p.message)
+                    throw InputError(file, p.line, p.column, {},
+                                     "a message cannot wait for itself");
+                deps.push_back(it->second);
+            }
+        }
+        MessageSpec& m = out.workload.messages[p.message];
+        const Time delay = m.start;
+        out.workload.start_after(p.message, deps, delay);
     }
     return out;
 }

@@ -1,6 +1,8 @@
 #pragma once
-// Reader for a plain message list: a CSV with header `src,dst,bytes,start_us` and an optional
-// `id` column, one message per line. The same columns `clustersim run --out` writes.
+// Reader for a plain message list: a CSV with header `src,dst,bytes,start_us` and optional
+// `id` and `after` columns, one message per line (the first columns are what `clustersim run
+// --out` writes). `after` lists ids (separated by ';' or spaces) that must have been received
+// before the message starts; its start_us is then a delay after that.
 #include <istream>
 #include <string>
 

@@ -22,110 +22,122 @@ MoeRun build_moe_run(const MoeRunSpec& spec) {
     const std::vector<std::uint32_t> experts_on_gpu = spec.placement.slots_per_gpu();
 
     Gating gating(m, spec.placement, spec.gating);
-    // Per micro-batch, the join each GPU's next attention waits for (kNone before layer 0).
-    std::vector<std::vector<std::uint32_t>> ready(spec.micro_batches,
+    // Per (group, micro-batch), the join each rank's next attention waits for (kNone before
+    // layer 0).
+    std::vector<std::vector<std::uint32_t>> ready(std::size_t{spec.groups} * spec.micro_batches,
                                                   std::vector<std::uint32_t>(ep, kNone));
     for (std::uint32_t l = 0; l < layers; ++l) {
         for (std::uint32_t mb = 0; mb < spec.micro_batches; ++mb) {
-            RandomStream rng(spec.seed, "moe-gating", std::uint64_t{l} << 16 | mb);
-            const MoeAllToAll a = moe_all_to_all(gating, spec.placement, m, spec.traffic, rng);
-            // Attention on every GPU, after its previous layer's combine has come back.
-            std::vector<std::uint32_t> attn(ep);
-            for (std::uint32_t g = 0; g < ep; ++g) {
-                ComputeSpec c{g, run.attention, Time::never(), 0};
-                if (ready[mb][g] == kNone) c.start = Time::zero();
-                attn[g] = w.add_compute(c);
-                if (ready[mb][g] != kNone)
-                    w.depend({TaskKind::Join, ready[mb][g]}, Completion::Done,
-                             {TaskKind::Compute, attn[g]});
-            }
-            // Expert compute on every GPU once all its dispatched tokens (and its own
-            // attention) are in: a join of (incoming messages + 1).
-            std::vector<std::uint32_t> incoming(ep, 0);
-            for (const auto& t : a.transfers)
-                incoming[t.dst] += low_latency ? static_cast<std::uint32_t>(t.tokens) : 1;
-            for (const auto& f : a.forwards) ++incoming[f.dst];
-            std::vector<std::uint32_t> gate(ep), expert(ep);
-            for (std::uint32_t g = 0; g < ep; ++g) {
-                gate[g] = w.add_join(JoinSpec{JoinKind::All, incoming[g] + 1, Time::zero(), 0});
-                w.depend({TaskKind::Compute, attn[g]}, Completion::Done, {TaskKind::Join, gate[g]});
-                const Time t = expert_time(m, spec.gpu, experts_on_gpu[g],
-                                           a.received[g] + a.copies[g] - a.sent[g], tokens);
-                run.expert.push_back(t);
-                expert[g] = w.add_compute(ComputeSpec{g, t, Time::never(), 0});
-                w.depend({TaskKind::Join, gate[g]}, Completion::Done,
-                         {TaskKind::Compute, expert[g]});
-            }
-            MoeAllToAllRange range{l, mb, 0, 0, 0, 0};
-            range.dispatch_first = static_cast<std::uint32_t>(w.messages.size());
-            // Normal mode: a first-hop GPU forwards once all its first-hop tokens are in.
-            std::vector<std::uint32_t> first_hop_in(ep, 0);
-            if (!low_latency)
-                for (const auto& t : a.transfers) ++first_hop_in[t.dst];
-            std::vector<std::uint32_t> forward_gate(ep, kNone);
-            if (!low_latency)
-                for (const auto& f : a.forwards)
-                    if (forward_gate[f.src] == kNone)
-                        forward_gate[f.src] = w.add_join(
-                            JoinSpec{JoinKind::All, first_hop_in[f.src] + 1, Time::zero(), 0});
-            auto dispatch = [&](std::uint32_t src, std::uint32_t dst, std::uint64_t bytes) {
-                const std::uint32_t msg =
-                    w.add_message(MessageSpec{src, dst, bytes, Time::never(), 0});
-                w.depend({TaskKind::Compute, attn[src]}, Completion::Done,
-                         {TaskKind::Transfer, msg});
-                w.depend({TaskKind::Transfer, msg}, Completion::Done, {TaskKind::Join, gate[dst]});
-                if (forward_gate[dst] != kNone)
-                    w.depend({TaskKind::Transfer, msg}, Completion::Done,
-                             {TaskKind::Join, forward_gate[dst]});
-            };
-            for (const auto& t : a.transfers) {
-                if (low_latency)
-                    for (std::uint64_t i = 0; i < t.tokens; ++i)
-                        dispatch(t.src, t.dst, dispatch_bytes);
-                else
-                    dispatch(t.src, t.dst, t.tokens * dispatch_bytes);
-            }
-            for (std::uint32_t g = 0; g < ep; ++g)
-                if (forward_gate[g] != kNone)
+            for (std::uint32_t grp = 0; grp < spec.groups; ++grp) {
+                // Rank r of group grp is GPU `phys(r)`: groups packed one after another, or spread
+                // (rank r of every group side by side, so each group spans the whole fabric).
+                auto phys = [&](std::uint32_t r) {
+                    return spec.spread ? r * spec.groups + grp : grp * ep + r;
+                };
+                RandomStream rng(spec.seed, "moe-gating",
+                                 std::uint64_t{grp} << 32 | std::uint64_t{l} << 16 | mb);
+                const MoeAllToAll a = moe_all_to_all(gating, spec.placement, m, spec.traffic, rng);
+                auto& ready_mb = ready[std::size_t{grp} * spec.micro_batches + mb];
+                // Attention on every GPU, after its previous layer's combine has come back.
+                std::vector<std::uint32_t> attn(ep);
+                for (std::uint32_t g = 0; g < ep; ++g) {
+                    ComputeSpec c{phys(g), run.attention, Time::never(), 0};
+                    if (ready_mb[g] == kNone) c.start = Time::zero();
+                    attn[g] = w.add_compute(c);
+                    if (ready_mb[g] != kNone)
+                        w.depend({TaskKind::Join, ready_mb[g]}, Completion::Done,
+                                 {TaskKind::Compute, attn[g]});
+                }
+                // Expert compute on every GPU once all its dispatched tokens (and its own
+                // attention) are in: a join of (incoming messages + 1).
+                std::vector<std::uint32_t> incoming(ep, 0);
+                for (const auto& t : a.transfers)
+                    incoming[t.dst] += low_latency ? static_cast<std::uint32_t>(t.tokens) : 1;
+                for (const auto& f : a.forwards) ++incoming[f.dst];
+                std::vector<std::uint32_t> gate(ep), expert(ep);
+                for (std::uint32_t g = 0; g < ep; ++g) {
+                    gate[g] = w.add_join(JoinSpec{JoinKind::All, incoming[g] + 1, Time::zero(), 0});
                     w.depend({TaskKind::Compute, attn[g]}, Completion::Done,
-                             {TaskKind::Join, forward_gate[g]});
-            for (const auto& f : a.forwards) {
-                const std::uint32_t msg = w.add_message(
-                    MessageSpec{f.src, f.dst, f.tokens * dispatch_bytes, Time::never(), 0});
-                w.depend({TaskKind::Join, forward_gate[f.src]}, Completion::Done,
-                         {TaskKind::Transfer, msg});
-                w.depend({TaskKind::Transfer, msg}, Completion::Done,
-                         {TaskKind::Join, gate[f.dst]});
+                             {TaskKind::Join, gate[g]});
+                    const Time t = expert_time(m, spec.gpu, experts_on_gpu[g],
+                                               a.received[g] + a.copies[g] - a.sent[g], tokens);
+                    run.expert.push_back(t);
+                    expert[g] = w.add_compute(ComputeSpec{phys(g), t, Time::never(), 0});
+                    w.depend({TaskKind::Join, gate[g]}, Completion::Done,
+                             {TaskKind::Compute, expert[g]});
+                }
+                MoeAllToAllRange range{l, mb, 0, 0, 0, 0};
+                range.dispatch_first = static_cast<std::uint32_t>(w.messages.size());
+                // Normal mode: a first-hop GPU forwards once all its first-hop tokens are in.
+                std::vector<std::uint32_t> first_hop_in(ep, 0);
+                if (!low_latency)
+                    for (const auto& t : a.transfers) ++first_hop_in[t.dst];
+                std::vector<std::uint32_t> forward_gate(ep, kNone);
+                if (!low_latency)
+                    for (const auto& f : a.forwards)
+                        if (forward_gate[f.src] == kNone)
+                            forward_gate[f.src] = w.add_join(
+                                JoinSpec{JoinKind::All, first_hop_in[f.src] + 1, Time::zero(), 0});
+                auto dispatch = [&](std::uint32_t src, std::uint32_t dst, std::uint64_t bytes) {
+                    const std::uint32_t msg =
+                        w.add_message(MessageSpec{phys(src), phys(dst), bytes, Time::never(), 0});
+                    w.depend({TaskKind::Compute, attn[src]}, Completion::Done,
+                             {TaskKind::Transfer, msg});
+                    w.depend({TaskKind::Transfer, msg}, Completion::Done,
+                             {TaskKind::Join, gate[dst]});
+                    if (forward_gate[dst] != kNone)
+                        w.depend({TaskKind::Transfer, msg}, Completion::Done,
+                                 {TaskKind::Join, forward_gate[dst]});
+                };
+                for (const auto& t : a.transfers) {
+                    if (low_latency)
+                        for (std::uint64_t i = 0; i < t.tokens; ++i)
+                            dispatch(t.src, t.dst, dispatch_bytes);
+                    else
+                        dispatch(t.src, t.dst, t.tokens * dispatch_bytes);
+                }
+                for (std::uint32_t g = 0; g < ep; ++g)
+                    if (forward_gate[g] != kNone)
+                        w.depend({TaskKind::Compute, attn[g]}, Completion::Done,
+                                 {TaskKind::Join, forward_gate[g]});
+                for (const auto& f : a.forwards) {
+                    const std::uint32_t msg = w.add_message(MessageSpec{
+                        phys(f.src), phys(f.dst), f.tokens * dispatch_bytes, Time::never(), 0});
+                    w.depend({TaskKind::Join, forward_gate[f.src]}, Completion::Done,
+                             {TaskKind::Transfer, msg});
+                    w.depend({TaskKind::Transfer, msg}, Completion::Done,
+                             {TaskKind::Join, gate[f.dst]});
+                }
+                range.dispatch_last = static_cast<std::uint32_t>(w.messages.size());
+                // Combine: the same first hops back, BF16, once the expert GPU has computed. Each
+                // GPU's next attention waits for all its tokens to come back and its own experts.
+                std::vector<std::uint32_t> back(ep, 0);
+                for (const auto& t : a.transfers)
+                    back[t.src] += low_latency ? static_cast<std::uint32_t>(t.tokens) : 1;
+                for (std::uint32_t g = 0; g < ep; ++g) {
+                    ready_mb[g] = w.add_join(JoinSpec{JoinKind::All, back[g] + 1, Time::zero(), 0});
+                    w.depend({TaskKind::Compute, expert[g]}, Completion::Done,
+                             {TaskKind::Join, ready_mb[g]});
+                }
+                range.combine_first = static_cast<std::uint32_t>(w.messages.size());
+                auto combine = [&](std::uint32_t src, std::uint32_t dst, std::uint64_t bytes) {
+                    const std::uint32_t msg =
+                        w.add_message(MessageSpec{phys(dst), phys(src), bytes, Time::never(), 0});
+                    w.depend({TaskKind::Compute, expert[dst]}, Completion::Done,
+                             {TaskKind::Transfer, msg});
+                    w.depend({TaskKind::Transfer, msg}, Completion::Done,
+                             {TaskKind::Join, ready_mb[src]});
+                };
+                for (const auto& t : a.transfers) {
+                    if (low_latency)
+                        for (std::uint64_t i = 0; i < t.tokens; ++i)
+                            combine(t.src, t.dst, combine_bytes);
+                    else
+                        combine(t.src, t.dst, t.tokens * combine_bytes);
+                }
+                range.combine_last = static_cast<std::uint32_t>(w.messages.size());
+                run.all_to_alls.push_back(range);
             }
-            range.dispatch_last = static_cast<std::uint32_t>(w.messages.size());
-            // Combine: the same first hops back, BF16, once the expert GPU has computed. Each
-            // GPU's next attention waits for all its tokens to come back and its own experts.
-            std::vector<std::uint32_t> back(ep, 0);
-            for (const auto& t : a.transfers)
-                back[t.src] += low_latency ? static_cast<std::uint32_t>(t.tokens) : 1;
-            for (std::uint32_t g = 0; g < ep; ++g) {
-                ready[mb][g] = w.add_join(JoinSpec{JoinKind::All, back[g] + 1, Time::zero(), 0});
-                w.depend({TaskKind::Compute, expert[g]}, Completion::Done,
-                         {TaskKind::Join, ready[mb][g]});
-            }
-            range.combine_first = static_cast<std::uint32_t>(w.messages.size());
-            auto combine = [&](std::uint32_t src, std::uint32_t dst, std::uint64_t bytes) {
-                const std::uint32_t msg =
-                    w.add_message(MessageSpec{dst, src, bytes, Time::never(), 0});
-                w.depend({TaskKind::Compute, expert[dst]}, Completion::Done,
-                         {TaskKind::Transfer, msg});
-                w.depend({TaskKind::Transfer, msg}, Completion::Done,
-                         {TaskKind::Join, ready[mb][src]});
-            };
-            for (const auto& t : a.transfers) {
-                if (low_latency)
-                    for (std::uint64_t i = 0; i < t.tokens; ++i)
-                        combine(t.src, t.dst, combine_bytes);
-                else
-                    combine(t.src, t.dst, t.tokens * combine_bytes);
-            }
-            range.combine_last = static_cast<std::uint32_t>(w.messages.size());
-            run.all_to_alls.push_back(range);
         }
     }
     return run;

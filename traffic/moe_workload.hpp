@@ -22,6 +22,8 @@ struct MoeRunSpec {
     MoeTrafficParams traffic;
     GpuThroughput gpu;
     std::uint32_t micro_batches = 2;
+    std::uint32_t groups = 1;  // EP groups (data-parallel replicas), each placement.ep_size ranks
+    bool spread = false;       // groups interleaved over the GPUs (else packed one after another)
     std::uint32_t simulated_layers = 2;  // MoE layers simulated; the rest are extrapolated
     std::uint64_t kv_length = 4096;
     std::uint64_t seed = 1;
@@ -29,7 +31,7 @@ struct MoeRunSpec {
 
 /// Where each simulated all-to-all's messages and compute tasks are, for the report.
 struct MoeAllToAllRange {
-    std::uint32_t layer = 0, micro_batch = 0;
+    std::uint32_t layer = 0, micro_batch = 0;             // (and one range per EP group)
     std::uint32_t dispatch_first = 0, dispatch_last = 0;  // message indices [first, last)
     std::uint32_t combine_first = 0, combine_last = 0;
 };

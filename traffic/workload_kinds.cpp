@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 
 #include "sim/key_error.hpp"
+#include "traffic/collectives.hpp"
 #include "traffic/moe_workload.hpp"
 #include "traffic/patterns.hpp"
 
@@ -52,6 +54,20 @@ Workload build_trace(const WorkloadRequest& r) {
     return *r.trace;
 }
 
+Workload build_allreduce(const WorkloadRequest& r) {
+    // Tree chunks of about 1 MiB (NCCL pipelines in chunks of that order), 2 to 256 of them.
+    const auto chunks = static_cast<std::uint32_t>(
+        std::clamp<std::uint64_t>(r.message_bytes >> 20, 2, 256));
+    return all_reduce(pattern(r), r.tree ? CollectiveAlgorithm::Tree : CollectiveAlgorithm::Ring,
+                      chunks);
+}
+Workload build_allgather(const WorkloadRequest& r) {
+    return all_gather(pattern(r));
+}
+Workload build_reducescatter(const WorkloadRequest& r) {
+    return reduce_scatter(pattern(r));
+}
+
 Workload build_moe(const WorkloadRequest& r) {
     if (!r.moe) throw KeyError("workload.kind", "a moe workload needs model.name");
     return build_moe_run(*r.moe).workload;
@@ -62,6 +78,9 @@ constexpr std::array kKinds = {
     WorkloadKind{"alltoall", "one message per ordered pair of distinct endpoints", true, &build_alltoall},
     WorkloadKind{"permutation", "every endpoint sends to one other and receives from one (seeded)", true, &build_permutation},
     WorkloadKind{"incast", "workload.senders endpoints send to workload.destination", true, &build_incast},
+    WorkloadKind{"allreduce", "NCCL-style all-reduce of message_bytes per rank (ring, or tree)", true, &build_allreduce},
+    WorkloadKind{"allgather", "NCCL-style ring all-gather (message_bytes: the output buffer)", true, &build_allgather},
+    WorkloadKind{"reducescatter", "NCCL-style ring reduce-scatter (message_bytes: the input buffer)", true, &build_reducescatter},
     WorkloadKind{"trace", "messages and triggers from workload.file (.cm or .csv)", false, &build_trace},
     WorkloadKind{"moe", "a MoE decode step: attention, dispatch, experts, combine per layer and micro-batch", false, &build_moe},
 };

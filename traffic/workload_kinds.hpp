@@ -17,6 +17,7 @@ struct WorkloadRequest {
     std::uint64_t seed = 1;
     std::uint32_t destination = 0;           // incast
     std::uint32_t senders = 0;               // incast; 0 = every other endpoint
+    bool tree = false;                       // allreduce: tree (else ring)
     const Workload* trace = nullptr;         // trace: read by the caller from workload.file
     const struct MoeRunSpec* moe = nullptr;  // moe: model, placement, gating, compute
     std::uint32_t trace_nodes = 0;

@@ -122,8 +122,8 @@ int cmd_run(const CommonOptions& o, std::optional<std::uint64_t> seed, const std
     const cs::Scenario s = load(o, seed);
     cs::TraceInput trace = cs::load_trace(s);
     const bool moe = s.workload.kind == "moe";
-    const cs::SimulatedFabric fabric =
-        cs::build_simulated_fabric(s, moe ? s.workload.ep_size : trace.nodes);
+    const cs::SimulatedFabric fabric = cs::build_simulated_fabric(
+        s, moe ? s.workload.ep_size * s.workload.ep_groups : trace.nodes);
     const std::uint32_t endpoints = fabric.endpoints();
     std::optional<cs::MoeRun> moe_run;
     if (moe) moe_run = cs::build_moe(s, endpoints);

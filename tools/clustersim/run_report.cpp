@@ -34,6 +34,15 @@ std::pair<double, double> bandwidth_GBps(const Scenario& s, const Workload& w, d
         const double algbw = n * static_cast<double>(s.workload.message_bytes) / makespan_s / 1e9;
         return {algbw, algbw * (n - 1) / n};
     }
+    // nccl-tests: algbw = size / time; busbw = algbw x 2 (n-1)/n (all-reduce), x (n-1)/n
+    // (all-gather, reduce-scatter), where size is the per-rank buffer.
+    if (s.workload.kind == "allreduce" || s.workload.kind == "allgather" ||
+        s.workload.kind == "reducescatter") {
+        const double n = endpoints;
+        const double algbw = static_cast<double>(s.workload.message_bytes) / makespan_s / 1e9;
+        const double factor = s.workload.kind == "allreduce" ? 2 * (n - 1) / n : (n - 1) / n;
+        return {algbw, algbw * factor};
+    }
     if (s.workload.kind == "incast") {
         const double bw = total / makespan_s / 1e9;
         return {bw, bw};

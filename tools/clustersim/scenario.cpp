@@ -171,6 +171,7 @@ const std::vector<KeySpec>& schema() {
         text("workload.file", "-", "trace input: htsim connection matrix (.cm) or CSV src,dst,bytes,start_us"),
         number("workload.start_us", 0, 1e12, "0", "start time of synthetic traffic"),
         integer("workload.destination", 0, 1e8, "0", "incast receiver"),
+        choice("workload.algorithm", {"ring", "tree"}, {}, "ring", "all-reduce algorithm (NCCL's two)"),
         choice("workload.initiator", {"gpu", "cpu"}, {}, "gpu",
                "who issues each transfer: GPU kernels (IBGDA, NVLink stores: DeepEP, NCCL) or the CPU "
                "(verbs, copy launches: the ISCA '25 Table 5 measurements)"),
@@ -184,6 +185,9 @@ const std::vector<KeySpec>& schema() {
         integer("workload.ep_size", 1, 1e7, "the model's routed experts", "GPUs in the expert-parallel group"),
         integer("workload.redundant_experts", 0, 1e6, "0",
                 "extra copies of the heaviest experts (DeepSeek's decode: 32 over 144 GPUs), one each at most"),
+        integer("workload.ep_groups", 1, 1e6, "1", "EP groups (data-parallel replicas of the experts), each of ep_size GPUs"),
+        choice("workload.ep_placement", {"packed", "spread"}, {}, "packed",
+               "EP groups on consecutive GPUs (packed: a group shares leaves) or interleaved (spread: every group crosses spines)"),
         integer("workload.max_nodes_per_token", 0, 1e6, "the model's topk_group", "node limit M (0: unlimited)"),
         choice("workload.mode", {"normal", "low-latency"}, {}, "low-latency for decode, normal otherwise",
                "DeepEP mode: one copy per node then NVLink forwarding, or one write per (token, expert)"),
@@ -619,6 +623,7 @@ class Loader {
         w.start_us = number_or("workload.start_us", 0);
         w.destination = u32_or("workload.destination", 0);
         w.senders = u32_or("workload.senders", 0);
+        w.algorithm = text_or("workload.algorithm", "ring");
         s.sim.max_time_us = number_or("sim.max_time_us", 0);
         fill_moe(s);
         s.network.virtual_lanes = u32_or("network.virtual_lanes", 0);
@@ -684,6 +689,8 @@ class Loader {
         w.shared_expert_remote = text_or("workload.shared_expert_remote", "false") == "true";
         w.kv_length = u32_or("workload.kv_length", 4096);
         w.redundant_experts = u32_or("workload.redundant_experts", 0);
+        w.ep_groups = u32_or("workload.ep_groups", 1);
+        w.ep_spread = text_or("workload.ep_placement", "packed") == "spread";
         if (s.model.set && w.redundant_experts > s.model.preset.routed_experts)
             throw s.error_at("workload.redundant_experts",
                              fmt::format("{} copies of {} experts (expected at most one copy each)",

@@ -79,6 +79,7 @@ struct Scenario {
         std::uint32_t destination = 0;
         std::uint32_t senders = 0;  // 0 = every other endpoint
         bool gpu_initiated = true;  // workload.initiator
+        std::string algorithm = "ring";  // allreduce
         // moe
         std::string phase = "decode";
         std::uint32_t tokens_per_gpu = 128;
@@ -94,6 +95,8 @@ struct Scenario {
         bool shared_expert_remote = false;
         std::uint32_t kv_length = 4096;
         std::uint32_t redundant_experts = 0;
+        std::uint32_t ep_groups = 1;
+        bool ep_spread = false;
         std::uint32_t simulated_layers = 2;
         double mtp_acceptance = 0;
     } workload;

@@ -191,6 +191,7 @@ Workload build_workload(const Scenario& s, std::uint32_t endpoints, TraceInput t
     r.seed = s.seed;
     r.destination = w.destination;
     r.senders = w.senders;
+    r.tree = w.algorithm == "tree";
     if (w.kind == "trace") {
         r.trace = &trace.workload;
         r.trace_nodes = trace.nodes;
@@ -243,11 +244,13 @@ MoeRunSpec moe_run_spec(const Scenario& s, std::uint32_t endpoints) {
     const auto& w = s.workload;
     if (!s.model.set)
         throw s.error_at("workload.kind", "a moe workload needs a model (expected model.name)");
-    if (w.ep_size > endpoints)
-        throw s.error_at("workload.ep_size",
-                         fmt::format("{} EP ranks need {} GPUs but the fabric has {} (expected "
-                                     "at most {}, or a larger topology.endpoints)",
-                                     w.ep_size, w.ep_size, endpoints, endpoints));
+    const std::uint64_t gpus = std::uint64_t{w.ep_size} * w.ep_groups;
+    if (gpus > endpoints)
+        throw s.error_at(
+            s.positions.count("workload.ep_groups") ? "workload.ep_groups" : "workload.ep_size",
+            fmt::format("{} EP groups of {} ranks need {} GPUs but the fabric has {} "
+                        "(expected at most {}, or a larger topology.endpoints)",
+                        w.ep_groups, w.ep_size, gpus, endpoints, endpoints));
     MoeRunSpec spec;
     spec.model = s.model.preset;
     spec.placement = moe_placement(s);
@@ -258,6 +261,8 @@ MoeRunSpec moe_run_spec(const Scenario& s, std::uint32_t endpoints) {
     spec.gpu.attention_flops_per_s = n.bf16_tflops * 1e12 * n.mfu;
     spec.gpu.hbm_bytes_per_s = n.hbm_gbytes_per_s * 1e9 * n.hbm_efficiency;
     spec.micro_batches = w.micro_batches;
+    spec.groups = w.ep_groups;
+    spec.spread = w.ep_spread;
     spec.simulated_layers = std::min(w.simulated_layers, spec.model.moe_layers());
     spec.kv_length = w.kv_length;
     spec.seed = s.seed;
