@@ -95,6 +95,11 @@ int cmd_check(const CommonOptions& o, bool schema) {
     const cs::Scenario s = load(o);
     if (s.workload.kind == "moe") {
         const auto j = cs::moe_traffic_json(s);  // gates every token: validates the whole model
+        if (s.workload.phase == "decode") {      // and a decode step fits its fabric
+            const cs::SimulatedFabric f =
+                cs::build_simulated_fabric(s, s.workload.ep_size * s.workload.ep_groups);
+            (void)cs::moe_run_spec(s, f.endpoints());
+        }
         fmt::print("{}: ok (moe: {} {}, EP {} over {} nodes; `clustersim traffic` for its bytes)\n",
                    o.scenario, j["model"].get<std::string>(), j["phase"].get<std::string>(),
                    j["ep_size"].get<std::uint32_t>(), j["nodes"].get<std::uint32_t>());

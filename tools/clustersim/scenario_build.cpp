@@ -244,6 +244,11 @@ MoeRunSpec moe_run_spec(const Scenario& s, std::uint32_t endpoints) {
     const auto& w = s.workload;
     if (!s.model.set)
         throw s.error_at("workload.kind", "a moe workload needs a model (expected model.name)");
+    if (w.phase != "decode")
+        throw s.error_at("workload.phase",
+                         fmt::format("packet-level {} runs are not built yet (expected decode, or "
+                                     "`clustersim traffic` for {} bytes and the bound)",
+                                     w.phase, w.phase));
     const std::uint64_t gpus = std::uint64_t{w.ep_size} * w.ep_groups;
     if (gpus > endpoints)
         throw s.error_at(
