@@ -89,8 +89,8 @@ TEST_CASE("an unknown value and a reserved feature are bad input", "[cli][input]
     expect_bad_input({kGood + "network:\n  routing: adaptive\n", "", "network.routing",
                       "unsupported value 'adaptive'"},
                      "unsupported");
-    expect_bad_input({"model: {name: deepseek-v3}\nworkload: {kind: moe, gating: trace}\n", "",
-                      "s.yaml:2:31: workload.gating", "unsupported value 'trace'"},
+    expect_bad_input({kGood + "network:\n  congestion_control: dcqcn\n", "",
+                      "s.yaml:4:23: network.congestion_control", "unsupported value 'dcqcn'"},
                      "reserved");
 }
 

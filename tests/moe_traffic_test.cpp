@@ -202,3 +202,26 @@ TEST_CASE("Zipf gating's per-expert load fits the requested distribution (chi-sq
     // The test can fail: the same counts are nothing like uniform.
     CHECK(chi_square_p(chi2(uniform), 255) < 1e-6);
 }
+
+TEST_CASE("trace gating follows a recorded per-expert load, and a bad load file is located",
+          "[moe][gating][input]") {
+    const auto dir = temp_dir("expert-load");
+    std::string csv = "expert,load\n";
+    for (int e = 0; e < 256; ++e) csv += std::to_string(e) + "," + (e == 5 ? "1000" : "1") + "\n";
+    write_text(dir / "load.csv", csv);
+    write_text(dir / "s.yaml",
+               "model: {name: deepseek-v3, top_k: 1, n_group: 1, topk_group: 1}\n"
+               "workload: {kind: moe, phase: decode, gating: trace, expert_load_file: load.csv, "
+               "max_nodes_per_token: 0}\n");
+    auto r = run_cli("traffic " + (dir / "s.yaml").string() + " --json");
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    const Json j = Json::parse(r.out);
+    // Expert 5 (on GPU 5) draws 1000 / 1255 of all tokens: its NIC is the hottest by far.
+    CHECK(j["matrix"]["hottest_nic"]["gpu"] == 5);
+    CHECK(j["matrix"]["hottest_nic"]["share"].get<double>() > 0.35);
+    write_text(dir / "load.csv", "expert,load\n0,1\n1,-3\n");
+    r = run_cli("traffic " + (dir / "s.yaml").string());
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("load.csv:3:3: '-3' is not a load") != std::string::npos);
+}

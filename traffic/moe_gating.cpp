@@ -65,6 +65,11 @@ ExpertPlacement place_experts_redundant(std::uint32_t experts, std::uint32_t red
 }
 
 std::vector<double> expert_weights(std::uint32_t n, const GatingParams& params) {
+    if (params.kind == GatingKind::Trace) {
+        if (params.recorded_load.size() != n)
+            throw std::invalid_argument("the recorded load does not cover every expert");
+        return params.recorded_load;
+    }
     // Which expert is how popular is itself drawn from the seed (a permutation of ranks), so
     // that the hot experts are not simply the first ones.
     std::vector<std::uint32_t> rank(n);

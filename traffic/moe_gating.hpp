@@ -18,7 +18,7 @@
 
 namespace clustersim {
 
-enum class GatingKind : std::uint8_t { Uniform, Zipf, Hot, WorstCase };
+enum class GatingKind : std::uint8_t { Uniform, Zipf, Hot, WorstCase, Trace };
 
 struct ExpertPlacement {
     std::uint32_t ep_size = 0;                 // GPUs holding routed experts
@@ -58,6 +58,7 @@ struct GatingParams {
     std::uint32_t hot_experts = 0;          // Hot: this many experts ...
     double hot_factor = 10.0;               // ... this many times likelier than the others
     std::uint32_t max_nodes_per_token = 0;  // 0: no node limit
+    std::vector<double> recorded_load;      // Trace: per-expert load (traffic/expert_load.hpp)
     std::uint64_t seed = 1;
 };
 

@@ -191,8 +191,9 @@ const std::vector<KeySpec>& schema() {
         integer("workload.max_nodes_per_token", 0, 1e6, "the model's topk_group", "node limit M (0: unlimited)"),
         choice("workload.mode", {"normal", "low-latency"}, {}, "low-latency for decode, normal otherwise",
                "DeepEP mode: one copy per node then NVLink forwarding, or one write per (token, expert)"),
-        choice("workload.gating", {"uniform", "zipf", "hot", "trace", "worst-case"}, {"uniform", "zipf", "hot", "worst-case"},
-               "uniform", "token-to-expert gating (seeded)"),
+        choice("workload.gating", {"uniform", "zipf", "hot", "trace", "worst-case"}, {},
+               "uniform", "token-to-expert gating (seeded; trace: in proportion to workload.expert_load_file)"),
+        text("workload.expert_load_file", "-", "recorded per-expert load for gating: trace (CSV expert,load)"),
         number("workload.zipf_s", 0, 10, "1", "Zipf exponent of the expert popularity (gating: zipf)"),
         integer("workload.hot_experts", 0, 1e6, "8", "hot experts (gating: hot)"),
         number("workload.hot_factor", 1, 1e6, "10", "how many times likelier a hot expert is (gating: hot)"),
@@ -621,6 +622,13 @@ class Loader {
             w.file = (base / w.file).lexically_normal().string();
         }
         w.start_us = number_or("workload.start_us", 0);
+        w.expert_load_file = text_or("workload.expert_load_file", "");
+        if (!w.expert_load_file.empty() &&
+            !std::filesystem::path(w.expert_load_file).is_absolute() &&
+            !overridden_.count("workload.expert_load_file"))
+            w.expert_load_file = (std::filesystem::path(path_).parent_path() / w.expert_load_file)
+                                     .lexically_normal()
+                                     .string();
         w.destination = u32_or("workload.destination", 0);
         w.senders = u32_or("workload.senders", 0);
         w.algorithm = text_or("workload.algorithm", "ring");

@@ -88,6 +88,7 @@ struct Scenario {
         std::uint32_t max_nodes_per_token = 0;
         bool normal_mode = false;  // workload.mode: normal (else low-latency)
         std::string gating = "uniform";
+        std::string expert_load_file;  // gating: trace
         double zipf_s = 1.0;
         std::uint32_t hot_experts = 8;
         double hot_factor = 10.0;

@@ -9,6 +9,7 @@
 #include "topologies/topology_kinds.hpp"
 
 #include "traffic/connection_matrix.hpp"
+#include "traffic/expert_load.hpp"
 #include "traffic/message_csv.hpp"
 #include "traffic/workload_kinds.hpp"
 
@@ -214,7 +215,16 @@ GatingParams moe_gating_params(const Scenario& s) {
     g.kind = w.gating == "zipf"         ? GatingKind::Zipf
              : w.gating == "hot"        ? GatingKind::Hot
              : w.gating == "worst-case" ? GatingKind::WorstCase
+             : w.gating == "trace"      ? GatingKind::Trace
                                         : GatingKind::Uniform;
+    if (g.kind == GatingKind::Trace) {
+        if (w.expert_load_file.empty())
+            throw s.error_at("workload.gating",
+                             "trace gating needs workload.expert_load_file (expected a CSV of "
+                             "expert,load lines)");
+        g.recorded_load = read_expert_load_file(w.expert_load_file, s.model.preset.routed_experts,
+                                                s.model.preset.top_k);
+    }
     g.zipf_s = w.zipf_s;
     g.hot_experts = std::min(w.hot_experts, s.model.preset.routed_experts);
     g.hot_factor = w.hot_factor;
