@@ -161,3 +161,22 @@ TEST_CASE("check --schema lists every entry of every registry", "[cli][registry]
                              "dragonfly", "ecmp", "alltoall", "permutation", "incast", "trace"})
         CHECK(r.out.find(name) != std::string::npos);
 }
+
+TEST_CASE("the seed option takes 0 to 2^64 - 1 exactly, and anything else is bad input",
+          "[cli][values]") {
+    const auto dir = temp_dir("seed-option");
+    write_text(dir / "s.yaml",
+               "cluster: {node: none}\ntopology: {kind: ft2, switch_radix: 4, endpoints: 2}\n"
+               "workload: {kind: permutation, message_bytes: 4KiB}\n");
+    const std::string scen = (dir / "s.yaml").string();
+    auto r = run_cli("run " + scen + " --seed 18446744073709551615 --json");
+    REQUIRE(r.exit_code == 0);
+    CHECK(Json::parse(r.out)["seed"].get<std::uint64_t>() == 18446744073709551615ull);
+    for (const char* bad : {"-1", "18446744073709551616", "99999999999999999999999", "7x"}) {
+        r = run_cli("run " + scen + " --seed=" + bad);
+        INFO(bad << ": " << r.err);
+        CHECK(r.exit_code == 2);
+        CHECK(r.err.find("--seed: '") == 0);
+        CHECK(r.out.empty());
+    }
+}

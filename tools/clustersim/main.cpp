@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include <charconv>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -209,7 +210,7 @@ int main(int argc, char** argv) {
     CLI::App app{"clustersim: packet-level network simulator for AI GPU clusters"};
     app.require_subcommand(1);
     CommonOptions run_o, topo_o, check_o, traffic_o;
-    std::optional<std::uint64_t> seed;
+    std::optional<std::string> seed_text;  // parsed exactly below (CLI11 would saturate)
     std::string out_dir;
     bool quiet = false, bench_json = false, schema = false;
 
@@ -221,7 +222,7 @@ int main(int argc, char** argv) {
     };
     auto* run = app.add_subcommand("run", "simulate a scenario packet by packet");
     add_common(run, run_o, true);
-    run->add_option("--seed", seed, "override the scenario's seed");
+    run->add_option("--seed", seed_text, "override the scenario's seed (0 to 2^64 - 1)");
     run->add_option("--out", out_dir, "write results.json and messages.csv to this folder");
     run->add_flag("--quiet", quiet, "no summary table or progress line");
     auto* topo =
@@ -249,7 +250,21 @@ int main(int argc, char** argv) {
     }
 
     try {
-        if (run->parsed()) return cmd_run(run_o, seed, out_dir, quiet);
+        if (run->parsed()) {
+            std::optional<std::uint64_t> seed;
+            if (seed_text) {
+                std::uint64_t v = 0;
+                const std::string& t = *seed_text;
+                const auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+                if (t.empty() || ec != std::errc() || p != t.data() + t.size())
+                    throw cs::InputError("--seed",
+                                         "'" + t.substr(0, 40) +
+                                             "' is out of range or not an integer (expected 0 "
+                                             "to 18446744073709551615)");
+                seed = v;
+            }
+            return cmd_run(run_o, seed, out_dir, quiet);
+        }
         if (topo->parsed()) return cmd_topo(topo_o);
         if (traffic->parsed()) return cmd_traffic(traffic_o);
         if (check->parsed()) {
