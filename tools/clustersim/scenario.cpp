@@ -34,7 +34,6 @@ struct KeySpec {
     std::vector<std::string> supported;  // the ones this build implements (empty: all)
     std::string default_text;
     std::string help;
-    bool implemented = true;  // false: a reserved name of cli.md, for a later feature
 };
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -62,12 +61,6 @@ KeySpec boolean(std::string path, std::string dflt, std::string help) {
 }
 KeySpec section(std::string path) {
     return KeySpec{std::move(path), Type::Section, -kInf, kInf, {}, {}, "", ""};
-}
-/// A name cli.md reserves for a feature this build does not have yet.
-[[maybe_unused]] KeySpec reserved(std::string path, Type type, std::string help) {
-    KeySpec k{std::move(path), type, -kInf, kInf, {}, {}, "-", std::move(help)};
-    k.implemented = false;
-    return k;
 }
 
 // The names of a registry's entries (topology kinds, routing policies, ...), in table order.
@@ -401,10 +394,6 @@ class Loader {
                 fail_at(
                     path, key_node.Mark(),
                     fmt::format("unknown key (expected one of: {})", join(children_of(prefix))));
-            if (!spec->implemented)
-                fail_at(path, key_node.Mark(),
-                        "unsupported key: reserved by the contract for a feature this build does "
-                        "not have yet (expected it absent)");
             if (spec->type == Type::Section) {
                 if (value.IsNull()) continue;
                 if (!value.IsMap())
@@ -764,7 +753,6 @@ std::string schema_markdown() {
             case Type::Section:
                 break;
         }
-        if (!k.implemented) type = "reserved";
         std::string range;
         if ((k.type == Type::Integer || k.type == Type::Number) && std::isfinite(k.min))
             range = fmt::format(" ({} to {})", format_number(k.min), format_number(k.max));
