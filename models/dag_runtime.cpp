@@ -1,6 +1,6 @@
 #include "models/dag_runtime.hpp"
 
-#include <stdexcept>
+#include <algorithm>
 
 namespace clustersim {
 
@@ -97,7 +97,9 @@ bool DagRuntime::activate(TaskRef t) {
 }
 
 void DagRuntime::fire(std::uint32_t join) {
-    const Time at = sim_.now() + workload_.joins[join].delay;
+    const JoinSpec& spec = workload_.joins[join];
+    if (spec.comm_sms != 0) move_sms(spec.gpu, spec.comm_sms);
+    const Time at = sim_.now() + spec.delay;
     const std::uint32_t s = slot({TaskKind::Join, join}, Completion::Done);
     for (std::uint32_t i = first_successor_[s]; i < first_successor_[s + 1]; ++i)
         sim_.schedule(at, successors_[i].packed(), kActivate);
@@ -124,12 +126,45 @@ void DagRuntime::run_next(std::uint32_t gpu) {
     }
     g.running = g.queue.pop_front();
     compute_state_[g.running].started = sim_.now();
-    sim_.schedule(sim_.now() + workload_.computes[g.running].duration, gpu, kComputeDone);
+    g.work_left_ps = workload_.computes[g.running].duration.ps();
+    g.since = sim_.now();
+    g.done_at = Time::never();
+    schedule_done(gpu);
+}
+
+std::int64_t DagRuntime::compute_sms(const Gpu& g) const {
+    const std::int64_t sms = workload_.gpu_sms;
+    return sms - std::clamp<std::int64_t>(g.comm_sms, 0, sms - 1);  // at least one SM computes
+}
+
+void DagRuntime::schedule_done(std::uint32_t gpu) {
+    Gpu& g = gpus_[gpu];
+    std::int64_t ps = g.work_left_ps;
+    if (workload_.gpu_sms > 0) {
+        const std::int64_t have = compute_sms(g), sms = workload_.gpu_sms;
+        ps = (ps * sms + have - 1) / have;  // the work at have/sms of full speed, rounded up
+    }
+    const Time at = g.since + Time::from_ps(ps);
+    if (at == g.done_at) return;
+    g.done_at = at;
+    sim_.schedule(at, gpu, kComputeDone);
+}
+
+void DagRuntime::move_sms(std::uint32_t gpu, std::int32_t delta) {
+    Gpu& g = gpus_[gpu];
+    if (g.running != kNone && workload_.gpu_sms > 0) {
+        // Bank the work done at the old speed, then finish the rest at the new one.
+        const std::int64_t done = (sim_.now() - g.since).ps() * compute_sms(g) / workload_.gpu_sms;
+        g.work_left_ps = std::max<std::int64_t>(0, g.work_left_ps - done);
+        g.since = sim_.now();
+    }
+    g.comm_sms += delta;
+    if (g.running != kNone && workload_.gpu_sms > 0) schedule_done(gpu);
 }
 
 void DagRuntime::compute_done(std::uint32_t gpu) {
     const std::uint32_t c = gpus_[gpu].running;
-    if (c == kNone) throw std::logic_error("compute done on an idle GPU");
+    if (c == kNone || sim_.now() != gpus_[gpu].done_at) return;  // superseded by a speed change
     compute_state_[c].finished = sim_.now();
     ++computes_finished_;
     run_next(gpu);

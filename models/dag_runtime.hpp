@@ -52,10 +52,18 @@ class DagRuntime {
     struct Gpu {
         RingBuffer<std::uint32_t> queue;  // compute tasks waiting, in activation order
         std::uint32_t running = kNone;
+        // The running task's work left at full speed, as of `since`, and when it will end at
+        // the current speed; a completion event at any other time is stale and ignored.
+        std::int64_t work_left_ps = 0;
+        Time since, done_at = Time::never();
+        std::int32_t comm_sms = 0;  // SMs held by communication kernels
     };
     std::uint32_t slot(TaskRef t, Completion on) const;
     void fire(std::uint32_t join);
     void run_next(std::uint32_t gpu);
+    void move_sms(std::uint32_t gpu, std::int32_t delta);
+    std::int64_t compute_sms(const Gpu& g) const;  // SMs left to compute (gpu_sms > 0)
+    void schedule_done(std::uint32_t gpu);
 
     Simulator& sim_;
     const Workload& workload_;

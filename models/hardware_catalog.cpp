@@ -98,6 +98,8 @@ const HardwareCatalog& HardwareCatalog::builtin() {
             p.hbm_gbytes_per_s = n["hbm_gbytes_per_s"].as<double>();
             p.mfu = n["mfu"].as<double>();
             p.hbm_efficiency = n["hbm_efficiency"].as<double>();
+            p.sms = n["sms"].as<std::uint32_t>();
+            p.comm_sms = n["comm_sms"].as<std::uint32_t>();
             if (!c.nics_.count(p.nic))
                 throw std::logic_error("node preset " + p.name + " names unknown NIC");
             c.nodes_[p.name] = p;

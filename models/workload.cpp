@@ -56,9 +56,13 @@ std::string Workload::validate(std::uint32_t endpoints) const {
         if (c.start == Time::never() && !compute_has_input[i])
             return fmt::format("compute task {} has neither a start time nor an input", c.label);
     }
-    for (const auto& j : joins)
+    for (const auto& j : joins) {
         if (j.kind == JoinKind::All && j.count == 0)
             return fmt::format("barrier trigger {} needs a count of at least 1", j.label);
+        if (j.comm_sms != 0 && (j.gpu >= endpoints || gpu_sms == 0))
+            return fmt::format("join {} moves SMs on GPU {}, which does not exist or has no SMs",
+                               j.label, j.gpu);
+    }
     return {};
 }
 

@@ -40,6 +40,11 @@ struct JoinSpec {
     std::uint32_t count = 1;  // activations needed (All)
     Time delay;               // between firing and its successors' activation
     std::uint64_t label = 0;
+    // When it fires, communication kernels on `gpu` take (positive) or give back (negative)
+    // this many of its SMs: compute running there slows in proportion (DeepEP's normal kernels
+    // occupy SMs while they run; Workload::gpu_sms says how many the GPU has).
+    std::uint32_t gpu = kNone;
+    std::int32_t comm_sms = 0;
 };
 
 enum class TaskKind : std::uint8_t { Transfer, Compute, Join };
@@ -75,6 +80,7 @@ struct Workload {
     std::vector<ComputeSpec> computes;
     std::vector<JoinSpec> joins;
     std::vector<Dependency> dependencies;  // in insertion order: the order successors run in
+    std::uint32_t gpu_sms = 0;  // SMs per GPU, for joins that move SMs to communication kernels
 
     std::uint32_t add_message(const MessageSpec& m) {
         messages.push_back(m);

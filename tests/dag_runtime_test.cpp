@@ -104,3 +104,30 @@ TEST_CASE("a sequence join activates one successor per input, in order; a first 
     CHECK(r.computes[c[2]].activated == Time::never());
     CHECK(us(r.computes[once].activated) == Approx(1));  // on r1 only
 }
+
+TEST_CASE("communication kernels holding SMs slow the compute beside them in proportion", "[dag]") {
+    // A 100-SM GPU computes 60 us of work. A kernel takes 25 SMs at 20 us and gives them back
+    // at 40 us: 20 us at full speed, 20 us at 3/4 speed (15 us of work), then the remaining
+    // 25 us at full speed, ending at 65 us.
+    Workload w;
+    w.gpu_sms = 100;
+    const std::uint32_t c = w.add_compute(ComputeSpec{0, Time::from_us(60), Time::zero(), 1});
+    const std::uint32_t t1 = w.add_compute(ComputeSpec{1, Time::from_us(20), Time::zero(), 2});
+    const std::uint32_t t2 = w.add_compute(ComputeSpec{1, Time::from_us(20), Time::never(), 3});
+    const std::uint32_t take = w.add_join(JoinSpec{JoinKind::All, 1, Time::zero(), 0, 0, 25});
+    const std::uint32_t give = w.add_join(JoinSpec{JoinKind::All, 1, Time::zero(), 0, 0, -25});
+    w.depend({TaskKind::Compute, t1}, Completion::Done, {TaskKind::Join, take});
+    w.depend({TaskKind::Compute, t1}, Completion::Done, {TaskKind::Compute, t2});
+    w.depend({TaskKind::Compute, t2}, Completion::Done, {TaskKind::Join, give});
+    REQUIRE(w.validate(4).empty());
+    const DagRun r = run_dag(w);
+    REQUIRE(r.result.status == SimulationResult::Status::Completed);
+    CHECK(us(r.computes[c].finished) == Approx(65));
+    CHECK(us(r.computes[t2].finished) == Approx(40));
+
+    // Without SMs to move (gpu_sms = 0 means compute never slows) the same DAG ends at 60 us.
+    Workload plain = w;
+    plain.gpu_sms = 0;
+    for (auto& j : plain.joins) j.comm_sms = 0;
+    CHECK(us(run_dag(plain).computes[c].finished) == Approx(60));
+}

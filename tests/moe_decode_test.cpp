@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -146,4 +147,45 @@ TEST_CASE("EP groups replicate the step on disjoint GPUs, packed or spread over 
         };
         for (const auto& m : run.workload.messages) CHECK(group(m.src) == group(m.dst));
     }
+}
+
+TEST_CASE("normal-mode combine returns results over NVLink to the forwarding GPU first",
+          "[moe][decode][normal]") {
+    const auto dir = temp_dir("moe-normal-combine");
+    write_text(dir / "s.yaml", std::string(kSmall));
+    const Scenario s =
+        load_scenario((dir / "s.yaml").string(), {Override{"workload.mode", "normal"},
+                                                  Override{"workload.simulated_layers", "1"},
+                                                  Override{"workload.micro_batches", "1"}});
+    const SimulatedFabric f = build_simulated_fabric(s, 32);
+    const MoeRun run = build_moe(s, f.endpoints());
+    REQUIRE(run.all_to_alls.size() == 1);
+    const auto& a = run.all_to_alls[0];
+    const auto& msgs = run.workload.messages;
+    // Every dispatch hop (NVLink forwards included) has its combine hop in reverse, with 2 B per
+    // element instead of the FP8 byte plus scales: the same token copies, so the same pairs and
+    // proportional bytes.
+    std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint64_t> dispatch, combine;
+    for (std::uint32_t i = a.dispatch_first; i < a.dispatch_last; ++i)
+        dispatch[{msgs[i].src, msgs[i].dst}] += msgs[i].bytes;
+    for (std::uint32_t i = a.combine_first; i < a.combine_last; ++i)
+        combine[{msgs[i].dst, msgs[i].src}] += msgs[i].bytes;
+    REQUIRE(dispatch.size() == combine.size());
+    const std::uint64_t hidden = 7168, fp8 = hidden + hidden / 128 * 4, bf16 = 2 * hidden;
+    for (const auto& [pair, bytes] : dispatch) {
+        REQUIRE(combine.count(pair));
+        CHECK(combine[pair] / bf16 == bytes / fp8);
+    }
+    CHECK(run.workload.messages.size() > 0);
+}
+
+TEST_CASE("SMs held by normal-mode kernels slow the compute beside them", "[moe][decode][normal]") {
+    const Json with = run_json("sms-24", kSmall, "--set workload.mode=normal");
+    const Json without =
+        run_json("sms-0", kSmall, "--set workload.mode=normal --set workload.comm_sms=0");
+    const Json ll = run_json("sms-ll", kSmall, "--set workload.comm_sms=0");
+    const Json ll24 = run_json("sms-ll-24", kSmall);
+    CHECK(with["decode"]["tpot_ms"].get<double>() > without["decode"]["tpot_ms"].get<double>());
+    // Low-latency kernels receive through hooks, holding no SMs: the setting changes nothing.
+    CHECK(ll["decode"]["tpot_ms"].get<double>() == ll24["decode"]["tpot_ms"].get<double>());
 }

@@ -12,6 +12,7 @@ MoeRun build_moe_run(const MoeRunSpec& spec) {
     MoeRun run;
     run.simulated_layers = layers;
     Workload& w = run.workload;
+    w.gpu_sms = spec.gpu_sms;
     const std::uint64_t tokens = spec.traffic.tokens_per_gpu;
     run.attention = attention_time(m, spec.gpu, tokens, spec.kv_length);
     run.dense_ffn = dense_ffn_time(m, spec.gpu, tokens);
@@ -67,6 +68,9 @@ MoeRun build_moe_run(const MoeRunSpec& spec) {
                              {TaskKind::Compute, expert[g]});
                 }
                 MoeAllToAllRange range{l, mb, 0, 0, 0, 0};
+                // Messages each GPU's dispatch and combine kernels send (their SMs are held until
+                // the last has left and everything due to the GPU has arrived).
+                std::vector<std::vector<std::uint32_t>> dispatch_sent(ep), combine_sent(ep);
                 range.dispatch_first = static_cast<std::uint32_t>(w.messages.size());
                 // Normal mode: a first-hop GPU forwards once all its first-hop tokens are in.
                 std::vector<std::uint32_t> first_hop_in(ep, 0);
@@ -85,6 +89,7 @@ MoeRun build_moe_run(const MoeRunSpec& spec) {
                              {TaskKind::Transfer, msg});
                     w.depend({TaskKind::Transfer, msg}, Completion::Done,
                              {TaskKind::Join, gate[dst]});
+                    dispatch_sent[src].push_back(msg);
                     if (forward_gate[dst] != kNone)
                         w.depend({TaskKind::Transfer, msg}, Completion::Done,
                                  {TaskKind::Join, forward_gate[dst]});
@@ -107,10 +112,13 @@ MoeRun build_moe_run(const MoeRunSpec& spec) {
                              {TaskKind::Transfer, msg});
                     w.depend({TaskKind::Transfer, msg}, Completion::Done,
                              {TaskKind::Join, gate[f.dst]});
+                    dispatch_sent[f.src].push_back(msg);
                 }
                 range.dispatch_last = static_cast<std::uint32_t>(w.messages.size());
-                // Combine: the same first hops back, BF16, once the expert GPU has computed. Each
-                // GPU's next attention waits for all its tokens to come back and its own experts.
+                // Combine: the same first hops back, BF16, once the expert GPU has computed. In
+                // normal mode each expert GPU first returns its results over NVLink to the GPU
+                // that forwarded the tokens, which reduces them and sends one copy per token
+                // back. Each GPU's next attention waits for all its tokens and its own experts.
                 std::vector<std::uint32_t> back(ep, 0);
                 for (const auto& t : a.transfers)
                     back[t.src] += low_latency ? static_cast<std::uint32_t>(t.tokens) : 1;
@@ -120,13 +128,37 @@ MoeRun build_moe_run(const MoeRunSpec& spec) {
                              {TaskKind::Join, ready_mb[g]});
                 }
                 range.combine_first = static_cast<std::uint32_t>(w.messages.size());
+                // What a GPU's first-hop combine messages wait for: its experts, and in normal
+                // mode the results forwarded back to it.
+                std::vector<TaskRef> combine_ready(ep);
+                for (std::uint32_t g = 0; g < ep; ++g)
+                    combine_ready[g] = {TaskKind::Compute, expert[g]};
+                if (!low_latency) {
+                    std::vector<std::uint32_t> gathered(ep, 0);
+                    for (const auto& f : a.forwards) ++gathered[f.src];
+                    for (std::uint32_t g = 0; g < ep; ++g) {
+                        if (gathered[g] == 0) continue;
+                        const std::uint32_t j =
+                            w.add_join(JoinSpec{JoinKind::All, gathered[g] + 1, Time::zero(), 0});
+                        w.depend(combine_ready[g], Completion::Done, {TaskKind::Join, j});
+                        combine_ready[g] = {TaskKind::Join, j};
+                    }
+                    for (const auto& f : a.forwards) {
+                        const std::uint32_t msg = w.add_message(MessageSpec{
+                            phys(f.dst), phys(f.src), f.tokens * combine_bytes, Time::never(), 0});
+                        w.depend({TaskKind::Compute, expert[f.dst]}, Completion::Done,
+                                 {TaskKind::Transfer, msg});
+                        w.depend({TaskKind::Transfer, msg}, Completion::Done, combine_ready[f.src]);
+                        combine_sent[f.dst].push_back(msg);
+                    }
+                }
                 auto combine = [&](std::uint32_t src, std::uint32_t dst, std::uint64_t bytes) {
                     const std::uint32_t msg =
                         w.add_message(MessageSpec{phys(dst), phys(src), bytes, Time::never(), 0});
-                    w.depend({TaskKind::Compute, expert[dst]}, Completion::Done,
-                             {TaskKind::Transfer, msg});
+                    w.depend(combine_ready[dst], Completion::Done, {TaskKind::Transfer, msg});
                     w.depend({TaskKind::Transfer, msg}, Completion::Done,
                              {TaskKind::Join, ready_mb[src]});
+                    combine_sent[dst].push_back(msg);
                 };
                 for (const auto& t : a.transfers) {
                     if (low_latency)
@@ -136,6 +168,30 @@ MoeRun build_moe_run(const MoeRunSpec& spec) {
                         combine(t.src, t.dst, t.tokens * combine_bytes);
                 }
                 range.combine_last = static_cast<std::uint32_t>(w.messages.size());
+                if (!low_latency && spec.comm_sms > 0) {
+                    // Normal kernels hold SMs from launch (after the compute before them) until
+                    // their GPU's part is over; compute beside them slows (DagRuntime).
+                    const auto sms = static_cast<std::int32_t>(spec.comm_sms);
+                    auto hold = [&](std::uint32_t g, TaskRef launch, TaskRef arrived,
+                                    const std::vector<std::uint32_t>& sent) {
+                        const std::uint32_t take =
+                            w.add_join(JoinSpec{JoinKind::All, 1, Time::zero(), 0, phys(g), sms});
+                        w.depend(launch, Completion::Done, {TaskKind::Join, take});
+                        const auto count = static_cast<std::uint32_t>(sent.size() + 1);
+                        const std::uint32_t give = w.add_join(
+                            JoinSpec{JoinKind::All, count, Time::zero(), 0, phys(g), -sms});
+                        w.depend(arrived, Completion::Done, {TaskKind::Join, give});
+                        for (std::uint32_t msg : sent)
+                            w.depend({TaskKind::Transfer, msg}, Completion::Sent,
+                                     {TaskKind::Join, give});
+                    };
+                    for (std::uint32_t g = 0; g < ep; ++g) {
+                        hold(g, {TaskKind::Compute, attn[g]}, {TaskKind::Join, gate[g]},
+                             dispatch_sent[g]);
+                        hold(g, {TaskKind::Compute, expert[g]}, {TaskKind::Join, ready_mb[g]},
+                             combine_sent[g]);
+                    }
+                }
                 run.all_to_alls.push_back(range);
             }
         }

@@ -26,6 +26,8 @@ struct MoeRunSpec {
     bool spread = false;       // groups interleaved over the GPUs (else packed one after another)
     std::uint32_t simulated_layers = 2;  // MoE layers simulated; the rest are extrapolated
     std::uint64_t kv_length = 4096;
+    std::uint32_t gpu_sms = 0;   // SMs per GPU (0: compute never slows)
+    std::uint32_t comm_sms = 0;  // normal mode: SMs DeepEP's dispatch/combine kernels hold
     std::uint64_t seed = 1;
 };
 

@@ -228,6 +228,16 @@ nlohmann::ordered_json moe_decode_json(const Scenario& s, const MoeRun& run,
     const double compute_ms = (dense_us + static_cast<double>(m.moe_layers()) * w.micro_batches *
                                               (run.attention.us() + expert_us)) /
                               1000.0;
+    // Compute lost to the SMs communication kernels hold (normal mode): what the compute tasks
+    // took beyond their nominal durations, per GPU per step.
+    // Integer picoseconds, so that no slowdown is exactly zero.
+    std::int64_t lost_ps = -run.attention.ps() * static_cast<std::int64_t>(run.expert.size());
+    for (const Time& t : run.expert) lost_ps -= t.ps();
+    for (const auto& c : r.computes)
+        if (c.finished != Time::never()) lost_ps += (c.finished - c.started).ps();
+    const double slowdown_ms = static_cast<double>(std::max<std::int64_t>(0, lost_ps)) / 1e9 *
+                               w.micro_batches / static_cast<double>(run.expert.size()) *
+                               m.moe_layers();
     const double tokens_per_step = 1.0 + w.mtp_acceptance;
     const double per_gpu =
         tpot_ms > 0 ? w.tokens_per_gpu * w.micro_batches * tokens_per_step / (tpot_ms / 1000.0)
@@ -241,7 +251,8 @@ nlohmann::ordered_json moe_decode_json(const Scenario& s, const MoeRun& run,
     d["combine_us"] = n > 0 ? combine / n : 0.0;
     d["layer_us"] = per_layer_us;
     d["compute_ms"] = compute_ms;
-    d["exposed_comm_ms"] = std::max(0.0, tpot_ms - compute_ms);
+    d["compute_slowdown_ms"] = slowdown_ms;
+    d["exposed_comm_ms"] = std::max(0.0, tpot_ms - compute_ms - slowdown_ms);
     d["attention_us"] = run.attention.us();
     d["expert_us"] = expert_us;
     d["simulated_layers"] = layers;

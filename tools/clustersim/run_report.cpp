@@ -251,8 +251,9 @@ std::string run_summary_table(const Json& j) {
                            d["tokens_per_s_per_user"].get<double>());
         out += fmt::format("  {:<26}{:>16.1f}{:>12.1f}\n", "dispatch / combine [us]",
                            d["dispatch_us"].get<double>(), d["combine_us"].get<double>());
-        out += fmt::format("  {:<26}{:>16.2f}{:>12.2f}\n", "compute / exposed comm [ms]",
-                           d["compute_ms"].get<double>(), d["exposed_comm_ms"].get<double>());
+        out += fmt::format("  {:<26}{:>16.2f}{:>12.2f}{:>12.2f}\n", "compute/SM loss/comm [ms]",
+                           d["compute_ms"].get<double>(), d["compute_slowdown_ms"].get<double>(),
+                           d["exposed_comm_ms"].get<double>());
     }
     out += fmt::format("  {:<26}{:>16}\n", "events", sim["events"].get<std::uint64_t>());
     out += fmt::format("  {:<26}{:>16.3g}   ({:.2f} s wall)\n", "events/s",

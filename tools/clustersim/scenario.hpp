@@ -77,8 +77,8 @@ struct Scenario {
         std::string file;  // resolved against the scenario's folder
         double start_us = 0;
         std::uint32_t destination = 0;
-        std::uint32_t senders = 0;  // 0 = every other endpoint
-        bool gpu_initiated = true;  // workload.initiator
+        std::uint32_t senders = 0;       // 0 = every other endpoint
+        bool gpu_initiated = true;       // workload.initiator
         std::string algorithm = "ring";  // allreduce
         // moe
         std::string phase = "decode";
@@ -100,6 +100,7 @@ struct Scenario {
         bool ep_spread = false;
         std::uint32_t simulated_layers = 2;
         double mtp_acceptance = 0;
+        std::uint32_t comm_sms = 0;  // normal mode: SMs held by DeepEP's kernels
     } workload;
 
     struct Model {

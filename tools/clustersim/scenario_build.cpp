@@ -280,6 +280,8 @@ MoeRunSpec moe_run_spec(const Scenario& s, std::uint32_t endpoints) {
     spec.spread = w.ep_spread;
     spec.simulated_layers = std::min(w.simulated_layers, spec.model.moe_layers());
     spec.kv_length = w.kv_length;
+    spec.gpu_sms = n.sms;
+    spec.comm_sms = w.comm_sms;
     spec.seed = s.seed;
     return spec;
 }
