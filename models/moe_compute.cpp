@@ -45,6 +45,19 @@ Time attention_time(const MoeModel& m, const GpuThroughput& gpu, std::uint64_t t
     return roofline(bytes, flops, gpu.hbm_bytes_per_s, gpu.attention_flops_per_s);
 }
 
+Time prefill_attention_time(const MoeModel& m, const GpuThroughput& gpu, std::uint64_t tokens,
+                            std::uint64_t prompt_length) {
+    const double t = static_cast<double>(tokens);
+    const double keys = (static_cast<double>(prompt_length) + 1) / 2;
+    // Scores over (no-rope + rope) key dimensions and values per head; GQA: head_dim each.
+    const double qk = m.attention == "mla" ? 128.0 + m.qk_rope_head_dim : m.head_dim;
+    const double core = 2.0 * m.heads * keys * (qk + m.head_dim);
+    // Weights once, the new tokens' KV cache written once.
+    const double bytes = attention_params(m) + t * kv_bytes_per_token_layer(m);
+    const double flops = 2.0 * attention_params(m) * t + core * t;
+    return roofline(bytes, flops, gpu.hbm_bytes_per_s, gpu.attention_flops_per_s);
+}
+
 Time expert_time(const MoeModel& m, const GpuThroughput& gpu, std::uint64_t experts,
                  std::uint64_t tokens, std::uint64_t own_tokens) {
     const double per_expert = 3.0 * m.hidden * m.expert_intermediate;  // gate, up, down

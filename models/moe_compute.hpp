@@ -22,6 +22,11 @@ struct GpuThroughput {
 /// Attention of `tokens` decoding requests with `kv_length` tokens of context each.
 Time attention_time(const MoeModel& m, const GpuThroughput& gpu, std::uint64_t tokens,
                     std::uint64_t kv_length);
+/// Prefill attention of `tokens` prompt tokens from prompts of `prompt_length` tokens: causal,
+/// so a token attends to (prompt_length + 1) / 2 keys on average; MLA runs unabsorbed (per-head
+/// keys and values), as DeepSeek's prefill does. Compute-bound in practice.
+Time prefill_attention_time(const MoeModel& m, const GpuThroughput& gpu, std::uint64_t tokens,
+                            std::uint64_t prompt_length);
 /// `experts` routed experts on one GPU that together receive `tokens` token copies, plus the
 /// model's shared experts over `own_tokens`.
 Time expert_time(const MoeModel& m, const GpuThroughput& gpu, std::uint64_t experts,

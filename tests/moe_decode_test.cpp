@@ -189,3 +189,59 @@ TEST_CASE("SMs held by normal-mode kernels slow the compute beside them", "[moe]
     // Low-latency kernels receive through hooks, holding no SMs: the setting changes nothing.
     CHECK(ll["decode"]["tpot_ms"].get<double>() == ll24["decode"]["tpot_ms"].get<double>());
 }
+
+TEST_CASE("training runs each layer forward then backward, BF16 both ways, on the same routing",
+          "[moe][training]") {
+    const auto dir = temp_dir("moe-training-dag");
+    write_text(dir / "s.yaml", std::string(kSmall));
+    const Scenario s = load_scenario(
+        (dir / "s.yaml").string(),
+        {Override{"workload.phase", "training"}, Override{"workload.tokens_per_gpu", "16"}});
+    const SimulatedFabric f = build_simulated_fabric(s, 32);
+    const MoeRun run = build_moe(s, f.endpoints());
+    REQUIRE(run.all_to_alls.size() == 2 * 2 * 2);  // 2 layers x 2 micro-batches x 2 passes
+    const auto& msgs = run.workload.messages;
+    const std::uint64_t hidden = 7168, fp8 = hidden + hidden / 128 * 4, bf16 = 2 * hidden;
+    auto pairs = [&](std::uint32_t first, std::uint32_t last, std::uint64_t per_token) {
+        std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint64_t> tokens;
+        for (std::uint32_t i = first; i < last; ++i) {
+            CHECK(msgs[i].bytes % per_token == 0);
+            tokens[{msgs[i].src, msgs[i].dst}] += msgs[i].bytes / per_token;
+        }
+        return tokens;
+    };
+    for (const auto& fwd : run.all_to_alls) {
+        if (fwd.backward) continue;
+        const auto* bwd = &fwd;
+        for (const auto& a : run.all_to_alls)
+            if (a.backward && a.layer == fwd.layer && a.micro_batch == fwd.micro_batch) bwd = &a;
+        REQUIRE(bwd != &fwd);
+        // The backward of a layer comes after every forward all-to-all.
+        CHECK(bwd->dispatch_first > run.all_to_alls[3].combine_last - 1);
+        CHECK(pairs(bwd->dispatch_first, bwd->dispatch_last, bf16) ==
+              pairs(fwd.dispatch_first, fwd.dispatch_last, fp8));
+        CHECK(pairs(bwd->combine_first, bwd->combine_last, bf16) ==
+              pairs(fwd.combine_first, fwd.combine_last, bf16));
+    }
+}
+
+TEST_CASE("prefill and training runs report the step time and throughput", "[moe][training]") {
+    const Json p = run_json("prefill", kSmall,
+                            "--set workload.phase=prefill --set workload.tokens_per_gpu=64");
+    REQUIRE(p.contains("prefill"));
+    const Json& d = p["prefill"];
+    const double step_s = d["step_ms"].get<double>() / 1000;
+    CHECK(step_s > 0);
+    CHECK(d["tokens_per_s_per_gpu"].get<double>() == Approx(64 * 2 / step_s));
+    CHECK(d["dispatch_us"].get<double>() > 0);
+
+    const Json t = run_json("training", kSmall,
+                            "--set workload.phase=training --set workload.tokens_per_gpu=64");
+    REQUIRE(t.contains("training"));
+    const Json& tr = t["training"];
+    CHECK(tr["forward_layer_us"].get<double>() + tr["backward_layer_us"].get<double>() ==
+          Approx(tr["layer_us"].get<double>()));
+    // Backward computes twice the forward and moves BF16 both ways: slower than the forward.
+    CHECK(tr["backward_layer_us"].get<double>() > tr["forward_layer_us"].get<double>());
+    CHECK(tr["step_ms"].get<double>() > d["step_ms"].get<double>());
+}

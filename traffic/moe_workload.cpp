@@ -14,20 +14,31 @@ MoeRun build_moe_run(const MoeRunSpec& spec) {
     Workload& w = run.workload;
     w.gpu_sms = spec.gpu_sms;
     const std::uint64_t tokens = spec.traffic.tokens_per_gpu;
-    run.attention = attention_time(m, spec.gpu, tokens, spec.kv_length);
+    const bool decode = spec.phase == MoePhase::Decode;
+    run.attention = decode ? attention_time(m, spec.gpu, tokens, spec.kv_length)
+                           : prefill_attention_time(m, spec.gpu, tokens, spec.kv_length);
     run.dense_ffn = dense_ffn_time(m, spec.gpu, tokens);
     const bool low_latency = spec.traffic.mode == MoeMode::LowLatency;
-    const std::uint64_t dispatch_bytes =
-        dispatch_payload_bytes(m.hidden) + dispatch_scale_bytes(m.hidden);
-    const std::uint64_t combine_bytes = combine_payload_bytes(m.hidden);
     const std::vector<std::uint32_t> experts_on_gpu = spec.placement.slots_per_gpu();
+    // Training runs every simulated layer forward, then backward from the top: the backward
+    // all-to-alls carry BF16 gradients (the combine's towards the experts, the dispatch's back),
+    // and backward compute takes twice the forward's (the usual 2:1 FLOP ratio).
+    const std::uint32_t passes = spec.phase == MoePhase::Training ? 2 * layers : layers;
 
     Gating gating(m, spec.placement, spec.gating);
     // Per (group, micro-batch), the join each rank's next attention waits for (kNone before
     // layer 0).
     std::vector<std::vector<std::uint32_t>> ready(std::size_t{spec.groups} * spec.micro_batches,
                                                   std::vector<std::uint32_t>(ep, kNone));
-    for (std::uint32_t l = 0; l < layers; ++l) {
+    for (std::uint32_t pass = 0; pass < passes; ++pass) {
+        const bool backward = pass >= layers;
+        const std::uint32_t l = backward ? passes - 1 - pass : pass;
+        const std::uint64_t dispatch_bytes =
+            backward ? combine_payload_bytes(m.hidden)
+                     : dispatch_payload_bytes(m.hidden) + dispatch_scale_bytes(m.hidden);
+        const std::uint64_t combine_bytes = combine_payload_bytes(m.hidden);
+        const std::int64_t cost = backward ? 2 : 1;
+        const Time attention = Time::from_ps(run.attention.ps() * cost);
         for (std::uint32_t mb = 0; mb < spec.micro_batches; ++mb) {
             for (std::uint32_t grp = 0; grp < spec.groups; ++grp) {
                 // Rank r of group grp is GPU `phys(r)`: groups packed one after another, or spread
@@ -42,7 +53,7 @@ MoeRun build_moe_run(const MoeRunSpec& spec) {
                 // Attention on every GPU, after its previous layer's combine has come back.
                 std::vector<std::uint32_t> attn(ep);
                 for (std::uint32_t g = 0; g < ep; ++g) {
-                    ComputeSpec c{phys(g), run.attention, Time::never(), 0};
+                    ComputeSpec c{phys(g), attention, Time::never(), 0};
                     if (ready_mb[g] == kNone) c.start = Time::zero();
                     attn[g] = w.add_compute(c);
                     if (ready_mb[g] != kNone)
@@ -60,14 +71,16 @@ MoeRun build_moe_run(const MoeRunSpec& spec) {
                     gate[g] = w.add_join(JoinSpec{JoinKind::All, incoming[g] + 1, Time::zero(), 0});
                     w.depend({TaskKind::Compute, attn[g]}, Completion::Done,
                              {TaskKind::Join, gate[g]});
-                    const Time t = expert_time(m, spec.gpu, experts_on_gpu[g],
-                                               a.received[g] + a.copies[g] - a.sent[g], tokens);
+                    const Time t = Time::from_ps(
+                        cost * expert_time(m, spec.gpu, experts_on_gpu[g],
+                                           a.received[g] + a.copies[g] - a.sent[g], tokens)
+                                   .ps());
                     run.expert.push_back(t);
                     expert[g] = w.add_compute(ComputeSpec{phys(g), t, Time::never(), 0});
                     w.depend({TaskKind::Join, gate[g]}, Completion::Done,
                              {TaskKind::Compute, expert[g]});
                 }
-                MoeAllToAllRange range{l, mb, 0, 0, 0, 0};
+                MoeAllToAllRange range{l, mb, backward, 0, 0, 0, 0};
                 // Messages each GPU's dispatch and combine kernels send (their SMs are held until
                 // the last has left and everything due to the GPU has arrived).
                 std::vector<std::vector<std::uint32_t>> dispatch_sent(ep), combine_sent(ep);

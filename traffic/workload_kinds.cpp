@@ -56,8 +56,8 @@ Workload build_trace(const WorkloadRequest& r) {
 
 Workload build_allreduce(const WorkloadRequest& r) {
     // Tree chunks of about 1 MiB (NCCL pipelines in chunks of that order), 2 to 256 of them.
-    const auto chunks = static_cast<std::uint32_t>(
-        std::clamp<std::uint64_t>(r.message_bytes >> 20, 2, 256));
+    const auto chunks =
+        static_cast<std::uint32_t>(std::clamp<std::uint64_t>(r.message_bytes >> 20, 2, 256));
     return all_reduce(pattern(r), r.tree ? CollectiveAlgorithm::Tree : CollectiveAlgorithm::Ring,
                       chunks);
 }

@@ -96,7 +96,7 @@ int cmd_check(const CommonOptions& o, bool schema) {
     const cs::Scenario s = load(o);
     if (s.workload.kind == "moe") {
         const auto j = cs::moe_traffic_json(s);  // gates every token: validates the whole model
-        if (s.workload.phase == "decode") {      // and a decode step fits its fabric
+        {                                        // and the step fits its fabric
             const cs::SimulatedFabric f =
                 cs::build_simulated_fabric(s, s.workload.ep_size * s.workload.ep_groups);
             (void)cs::moe_run_spec(s, f.endpoints());
@@ -152,8 +152,7 @@ int cmd_run(const CommonOptions& o, std::optional<std::uint64_t> seed, const std
                      fabric.node_layout());
     cs::Json j = cs::run_results_json(s, fabric.fabric, fabric.simulated(), endpoints, w, r);
     if (moe && r.status == cs::SimulationResult::Status::Completed)
-        j[s.workload.phase == "decode" ? "decode" : "moe_step"] =
-            cs::moe_decode_json(s, *moe_run, r);
+        j[s.workload.phase] = cs::moe_step_json(s, *moe_run, r);
     if (!out_dir.empty()) {
         const std::filesystem::path dir(out_dir);
         cs::write_file_atomically((dir / "messages.csv").string(), cs::messages_csv(w, r));

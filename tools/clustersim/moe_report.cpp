@@ -178,12 +178,18 @@ std::string moe_traffic_table(const Json& j) {
 
 namespace clustersim {
 
-nlohmann::ordered_json moe_decode_json(const Scenario& s, const MoeRun& run,
-                                       const SimulationResult& r) {
+nlohmann::ordered_json moe_step_json(const Scenario& s, const MoeRun& run,
+                                     const SimulationResult& r) {
     using Json = nlohmann::ordered_json;
     const MoeModel& m = s.model.preset;
     const auto& w = s.workload;
+    const bool decode = w.phase == "decode", training = w.phase == "training";
     const std::uint32_t layers = run.simulated_layers;
+    // Passes in simulated order: the layers forward, then (training) backward from the top.
+    const std::uint32_t passes = training ? 2 * layers : layers;
+    auto pass_of = [&](const MoeAllToAllRange& a) {
+        return a.backward ? passes - 1 - a.layer : a.layer;
+    };
     // One all-to-all's time: from its first byte sent to its last byte received.
     auto span_us = [&](std::uint32_t first, std::uint32_t last) {
         Time start = Time::never(), end = Time::zero();
@@ -195,75 +201,93 @@ nlohmann::ordered_json moe_decode_json(const Scenario& s, const MoeRun& run,
         return start == Time::never() ? 0.0 : (end - start).us();
     };
     double dispatch = 0, combine = 0;
-    std::vector<Time> layer_end(layers, Time::zero());
+    std::vector<Time> pass_end(passes, Time::zero());
     for (const auto& a : run.all_to_alls) {
         dispatch += span_us(a.dispatch_first, a.dispatch_last);
         combine += span_us(a.combine_first, a.combine_last);
         for (std::uint32_t i = a.combine_first; i < a.combine_last; ++i)
             if (r.messages[i].finished != Time::never())
-                layer_end[a.layer] = std::max(layer_end[a.layer], r.messages[i].finished);
+                pass_end[pass_of(a)] = std::max(pass_end[pass_of(a)], r.messages[i].finished);
     }
-    // A layer also ends with its last compute task (experts with nothing to send back).
+    // The last pass also ends with its last compute task (experts with nothing to send back).
     for (const auto& c : r.computes)
-        if (c.finished != Time::never()) layer_end.back() = std::max(layer_end.back(), c.finished);
+        if (c.finished != Time::never()) pass_end.back() = std::max(pass_end.back(), c.finished);
     const double n = static_cast<double>(run.all_to_alls.size());
-    // Compute per GPU per step: attention of every layer and micro-batch, the mean expert time.
+    // Compute per GPU: the mean expert time per all-to-all (backward ones count double).
     double expert_us = 0;
     for (const Time& t : run.expert) expert_us += t.us();
     expert_us /= static_cast<double>(run.expert.size());
-    // Steady state: the time between the ends of consecutive simulated layers (the first layer
-    // includes the pipeline's fill); with one simulated layer, that layer's whole time. Never
-    // below the busiest GPU's compute per layer: overlapping micro-batches can end a layer
-    // early, but no GPU computes faster than its tasks take.
     double busiest_expert_us = 0;
     for (const Time& t : run.expert) busiest_expert_us = std::max(busiest_expert_us, t.us());
-    const double steady_us = layers >= 2
-                                 ? (layer_end[layers - 1] - layer_end[0]).us() / (layers - 1)
-                                 : layer_end[0].us();
-    const double per_layer_us =
-        std::max(steady_us, w.micro_batches * (run.attention.us() + busiest_expert_us));
+    // Steady state of a run of `count` passes from `first`: the time between the ends of its
+    // first and last passes (the first includes the pipeline's fill; that of a backward run
+    // starts after the forward's end); with one pass, that pass's whole time. Never below the
+    // busiest GPU's compute per layer: overlapping micro-batches can end a layer early, but no
+    // GPU computes faster than its tasks take.
+    // Training's expert entries include the backward ones, twice the forward's.
+    const double fill_floor_us =
+        w.micro_batches * (run.attention.us() + busiest_expert_us / (training ? 2 : 1));
+    auto steady_us = [&](std::uint32_t first, std::uint32_t count, Time before, double weight) {
+        const double t = count >= 2
+                             ? (pass_end[first + count - 1] - pass_end[first]).us() / (count - 1)
+                             : (pass_end[first] - before).us();
+        return std::max(t, weight * fill_floor_us);
+    };
+    const double forward_us = steady_us(0, layers, Time::zero(), 1.0);
+    const double backward_us = training ? steady_us(layers, layers, pass_end[layers - 1], 2.0) : 0;
+    const double per_layer_us = forward_us + backward_us;
+    const double passes_per_dense = training ? 3.0 : 1.0;  // forward + twice that backward
     const double dense_us = static_cast<double>(m.dense_layers) * w.micro_batches *
-                            (run.attention + run.dense_ffn).us();
-    const double tpot_ms = (per_layer_us * m.moe_layers() + dense_us) / 1000.0;
+                            passes_per_dense * (run.attention + run.dense_ffn).us();
+    const double step_ms = (per_layer_us * m.moe_layers() + dense_us) / 1000.0;
     const double compute_ms = (dense_us + static_cast<double>(m.moe_layers()) * w.micro_batches *
-                                              (run.attention.us() + expert_us)) /
+                                              (passes_per_dense * run.attention.us() +
+                                               expert_us * static_cast<double>(passes) / layers)) /
                               1000.0;
     // Compute lost to the SMs communication kernels hold (normal mode): what the compute tasks
-    // took beyond their nominal durations, per GPU per step.
-    // Integer picoseconds, so that no slowdown is exactly zero.
-    std::int64_t lost_ps = -run.attention.ps() * static_cast<std::int64_t>(run.expert.size());
+    // took beyond their nominal durations, per GPU per step, in integer picoseconds so that no
+    // slowdown is exactly zero.
+    std::int64_t lost_ps = 0;
     for (const Time& t : run.expert) lost_ps -= t.ps();
+    for (const auto& a : run.all_to_alls)  // attention: once per rank per all-to-all range
+        lost_ps -= run.attention.ps() * (a.backward ? 2 : 1) * static_cast<std::int64_t>(w.ep_size);
     for (const auto& c : r.computes)
         if (c.finished != Time::never()) lost_ps += (c.finished - c.started).ps();
-    const double slowdown_ms = static_cast<double>(std::max<std::int64_t>(0, lost_ps)) / 1e9 *
-                               w.micro_batches / static_cast<double>(run.expert.size()) *
+    const double slowdown_ms = static_cast<double>(std::max<std::int64_t>(0, lost_ps)) / 1e9 /
+                               (static_cast<double>(w.ep_size) * w.ep_groups) / layers *
                                m.moe_layers();
-    const double tokens_per_step = 1.0 + w.mtp_acceptance;
+    const double tokens_per_step = decode ? 1.0 + w.mtp_acceptance : 1.0;
     const double per_gpu =
-        tpot_ms > 0 ? w.tokens_per_gpu * w.micro_batches * tokens_per_step / (tpot_ms / 1000.0)
+        step_ms > 0 ? w.tokens_per_gpu * w.micro_batches * tokens_per_step / (step_ms / 1000.0)
                     : 0.0;
     Json d;
-    d["tpot_ms"] = tpot_ms;
+    d[decode ? "tpot_ms" : "step_ms"] = step_ms;
     d["tokens_per_s_per_gpu"] = per_gpu;
     d["tokens_per_s_per_node"] = per_gpu * s.cluster.gpus_per_node;
-    d["tokens_per_s_per_user"] = tpot_ms > 0 ? tokens_per_step / (tpot_ms / 1000.0) : 0.0;
+    if (decode)
+        d["tokens_per_s_per_user"] = step_ms > 0 ? tokens_per_step / (step_ms / 1000.0) : 0.0;
     d["dispatch_us"] = n > 0 ? dispatch / n : 0.0;
     d["combine_us"] = n > 0 ? combine / n : 0.0;
     d["layer_us"] = per_layer_us;
+    if (training) {
+        d["forward_layer_us"] = forward_us;
+        d["backward_layer_us"] = backward_us;
+    }
     d["compute_ms"] = compute_ms;
     d["compute_slowdown_ms"] = slowdown_ms;
-    d["exposed_comm_ms"] = std::max(0.0, tpot_ms - compute_ms - slowdown_ms);
+    d["exposed_comm_ms"] = std::max(0.0, step_ms - compute_ms - slowdown_ms);
     d["attention_us"] = run.attention.us();
     d["expert_us"] = expert_us;
     d["simulated_layers"] = layers;
     d["extrapolation"] = fmt::format(
-        "{} of {} MoE layers simulated with {} micro-batches; TPOT = {} MoE layers x the "
-        "steady-state time per layer ({}) + {} dense layers x {} micro-batches x (attention + "
-        "dense FFN), compute only",
-        layers, m.moe_layers(), w.micro_batches, m.moe_layers(),
+        "{} of {} MoE layers simulated{} with {} micro-batches; {} = {} MoE layers x the "
+        "steady-state time per layer{} ({}) + {} dense layers x {} micro-batches x (attention + "
+        "dense FFN){}, compute only",
+        layers, m.moe_layers(), training ? " forward and backward" : "", w.micro_batches,
+        decode ? "TPOT" : "the step", m.moe_layers(), training ? " (forward + backward)" : "",
         layers >= 2 ? "between the ends of the first and last simulated layers"
                     : "the one simulated layer, pipeline fill included",
-        m.dense_layers, w.micro_batches);
+        m.dense_layers, w.micro_batches, training ? " x 3 (backward twice the forward)" : "");
     return d;
 }
 

@@ -19,9 +19,10 @@ std::string moe_traffic_table(const nlohmann::ordered_json& j);
 
 namespace clustersim {
 
-/// The `decode` section of results.json for a simulated moe step: per-layer dispatch and
-/// combine times, TPOT extrapolated from the simulated layers' steady state, tokens/s.
-nlohmann::ordered_json moe_decode_json(const Scenario& s, const MoeRun& run,
-                                       const SimulationResult& r);
+/// The `decode`, `prefill` or `training` section of results.json for a simulated moe step:
+/// per-layer dispatch and combine times, the step time (TPOT for decode) extrapolated from the
+/// simulated layers' steady state, tokens/s.
+nlohmann::ordered_json moe_step_json(const Scenario& s, const MoeRun& run,
+                                     const SimulationResult& r);
 
 }  // namespace clustersim

@@ -242,15 +242,27 @@ std::string run_summary_table(const Json& j) {
             100.0 * l["hottest_nic_share"].get<double>(), l["hottest_nic"].get<std::uint32_t>(),
             l["hottest_node"].get<std::uint32_t>(), 100.0 * l["hottest_node_share"].get<double>());
     }
-    if (j.contains("decode")) {
-        const auto& d = j["decode"];
-        out += fmt::format("  {:<26}{:>16.3f}\n", "TPOT [ms]", d["tpot_ms"].get<double>());
-        out += fmt::format("  {:<26}{:>16.1f}{:>12.1f}{:>12.2f}\n", "tokens/s GPU/node/user",
-                           d["tokens_per_s_per_gpu"].get<double>(),
-                           d["tokens_per_s_per_node"].get<double>(),
-                           d["tokens_per_s_per_user"].get<double>());
+    for (const char* phase : {"decode", "prefill", "training"}) {
+        if (!j.contains(phase)) continue;
+        const auto& d = j[phase];
+        const bool decode = std::string(phase) == "decode";
+        out += fmt::format("  {:<26}{:>16.3f}\n", decode ? "TPOT [ms]" : "step [ms]",
+                           d[decode ? "tpot_ms" : "step_ms"].get<double>());
+        if (decode)
+            out += fmt::format("  {:<26}{:>16.1f}{:>12.1f}{:>12.2f}\n", "tokens/s GPU/node/user",
+                               d["tokens_per_s_per_gpu"].get<double>(),
+                               d["tokens_per_s_per_node"].get<double>(),
+                               d["tokens_per_s_per_user"].get<double>());
+        else
+            out += fmt::format("  {:<26}{:>16.1f}{:>12.1f}\n", "tokens/s GPU/node",
+                               d["tokens_per_s_per_gpu"].get<double>(),
+                               d["tokens_per_s_per_node"].get<double>());
         out += fmt::format("  {:<26}{:>16.1f}{:>12.1f}\n", "dispatch / combine [us]",
                            d["dispatch_us"].get<double>(), d["combine_us"].get<double>());
+        if (d.contains("backward_layer_us"))
+            out += fmt::format("  {:<26}{:>16.1f}{:>12.1f}\n", "layer fwd / bwd [us]",
+                               d["forward_layer_us"].get<double>(),
+                               d["backward_layer_us"].get<double>());
         out += fmt::format("  {:<26}{:>16.2f}{:>12.2f}{:>12.2f}\n", "compute/SM loss/comm [ms]",
                            d["compute_ms"].get<double>(), d["compute_slowdown_ms"].get<double>(),
                            d["exposed_comm_ms"].get<double>());

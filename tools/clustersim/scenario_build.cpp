@@ -254,11 +254,6 @@ MoeRunSpec moe_run_spec(const Scenario& s, std::uint32_t endpoints) {
     const auto& w = s.workload;
     if (!s.model.set)
         throw s.error_at("workload.kind", "a moe workload needs a model (expected model.name)");
-    if (w.phase != "decode")
-        throw s.error_at("workload.phase",
-                         fmt::format("packet-level {} runs are not built yet (expected decode, or "
-                                     "`clustersim traffic` for {} bytes and the bound)",
-                                     w.phase, w.phase));
     const std::uint64_t gpus = std::uint64_t{w.ep_size} * w.ep_groups;
     if (gpus > endpoints)
         throw s.error_at(
@@ -267,6 +262,9 @@ MoeRunSpec moe_run_spec(const Scenario& s, std::uint32_t endpoints) {
                         "(expected at most {}, or a larger topology.endpoints)",
                         w.ep_groups, w.ep_size, gpus, endpoints, endpoints));
     MoeRunSpec spec;
+    spec.phase = w.phase == "decode"    ? MoePhase::Decode
+                 : w.phase == "prefill" ? MoePhase::Prefill
+                                        : MoePhase::Training;
     spec.model = s.model.preset;
     spec.placement = moe_placement(s);
     spec.gating = moe_gating_params(s);
