@@ -225,3 +225,52 @@ TEST_CASE("trace gating follows a recorded per-expert load, and a bad load file 
     CHECK(r.exit_code == 2);
     CHECK(r.err.find("load.csv:3:3: '-3' is not a load") != std::string::npos);
 }
+
+TEST_CASE("placement policies lay every expert out once over the same slots", "[moe][placement]") {
+    const ExpertPlacement contiguous = place_experts_contiguous(256, 32, 8);
+    const auto rr_order = round_robin_order(256, 32);
+    const ExpertPlacement rr = place_experts(256, 0, 32, 8, {}, rr_order);
+    for (std::uint32_t e = 0; e < 256; ++e) {
+        CHECK(contiguous.gpu_of_expert[e] == e / 8);
+        CHECK(rr.gpu_of_expert[e] == e % 32);  // round-robin: expert e on rank e mod 32
+    }
+    CHECK(rr.slots_per_gpu() == contiguous.slots_per_gpu());
+    // With redundant copies: the same slots per GPU whatever the order of the primaries.
+    const std::vector<double> weights(256, 1.0);
+    const ExpertPlacement a = place_experts(256, 32, 144, 8, weights);
+    const ExpertPlacement b = place_experts(256, 32, 144, 8, weights, round_robin_order(256, 144));
+    CHECK(a.slots_per_gpu() == b.slots_per_gpu());
+    for (std::uint32_t n : a.slots_per_gpu()) CHECK(n == 2);
+}
+
+TEST_CASE("placement by co-activation puts experts selected together on one node",
+          "[moe][placement]") {
+    // No group or node limit, so that only placement decides how many nodes a token reaches;
+    // normal mode, so that cross-node bytes follow the nodes reached.
+    MoeModel m = deepseek();
+    m.n_group = 1;
+    m.topk_group = 1;
+    auto cross_node = [&](const ExpertPlacement& place, const GatingParams& gp) {
+        Gating gating(m, place, gp);
+        MoeTrafficParams tp;
+        tp.mode = MoeMode::Normal;
+        tp.tokens_per_gpu = 64;
+        RandomStream rng(3, "test");
+        const MoeAllToAll a = moe_all_to_all(gating, place, m, tp, rng);
+        std::uint64_t rdma = 0;
+        for (auto r : a.rdma_sent) rdma += r;
+        return static_cast<double>(rdma);
+    };
+    GatingParams gp;
+    gp.affinity_groups = 16;  // as many token kinds as nodes
+    gp.affinity_factor = 100;
+    const ExpertPlacement contiguous = place_experts_contiguous(256, 128, 8);
+    const ExpertPlacement coactive = place_experts_by_coactivation(m, 0, 128, 8, gp);
+    CHECK(coactive.slots_per_gpu() == contiguous.slots_per_gpu());
+    // Strong co-activation: far fewer bytes cross nodes when the kinds share nodes.
+    CHECK(cross_node(coactive, gp) < 0.6 * cross_node(contiguous, gp));
+    // No co-activation to find: the placement changes little.
+    GatingParams plain;
+    const ExpertPlacement blind = place_experts_by_coactivation(m, 0, 128, 8, plain);
+    CHECK(cross_node(blind, plain) == Approx(cross_node(contiguous, plain)).epsilon(0.03));
+}

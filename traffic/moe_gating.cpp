@@ -4,65 +4,9 @@
 #include <cmath>
 #include <numeric>
 #include <stdexcept>
+#include <string>
 
 namespace clustersim {
-
-ExpertPlacement place_experts_contiguous(std::uint32_t experts, std::uint32_t ep_size,
-                                         std::uint32_t gpus_per_node) {
-    if (experts == 0 || ep_size == 0 || gpus_per_node == 0)
-        throw std::invalid_argument("placement needs experts, EP ranks and GPUs per node");
-    ExpertPlacement p;
-    p.ep_size = ep_size;
-    p.gpus_per_node = gpus_per_node;
-    p.gpu_of_expert.resize(experts);
-    for (std::uint32_t e = 0; e < experts; ++e)
-        p.gpu_of_expert[e] = static_cast<std::uint32_t>(std::uint64_t{e} * ep_size / experts);
-    return p;
-}
-
-std::vector<std::uint32_t> ExpertPlacement::slots_per_gpu() const {
-    std::vector<std::uint32_t> out(ep_size, 0);
-    for (std::uint32_t g : gpu_of_expert) ++out[g];
-    for (std::uint32_t g : second_gpu)
-        if (g != kNone) ++out[g];
-    return out;
-}
-
-ExpertPlacement place_experts_redundant(std::uint32_t experts, std::uint32_t redundant,
-                                        std::uint32_t ep_size, std::uint32_t gpus_per_node,
-                                        std::span<const double> weights) {
-    if (redundant == 0) return place_experts_contiguous(experts, ep_size, gpus_per_node);
-    if (redundant > experts || weights.size() != experts)
-        throw std::invalid_argument("at most one redundant copy per expert");
-    std::vector<std::uint32_t> by_weight(experts);
-    std::iota(by_weight.begin(), by_weight.end(), 0u);
-    std::stable_sort(by_weight.begin(), by_weight.end(),
-                     [&](std::uint32_t a, std::uint32_t b) { return weights[a] > weights[b]; });
-    // Slots: copy i sits at slot floor((i + 1/2) x slots / redundant), primaries fill the rest
-    // in order; slot s is on GPU floor(s x ep / slots).
-    const std::uint32_t slots = experts + redundant;
-    std::vector<std::uint32_t> content(slots, kNone);
-    std::vector<char> is_copy(slots, 0);
-    for (std::uint32_t i = 0; i < redundant; ++i) {
-        const auto s = static_cast<std::uint32_t>((2ull * i + 1) * slots / (2ull * redundant));
-        content[s] = by_weight[i];
-        is_copy[s] = 1;
-    }
-    ExpertPlacement p;
-    p.ep_size = ep_size;
-    p.gpus_per_node = gpus_per_node;
-    p.gpu_of_expert.assign(experts, kNone);
-    p.second_gpu.assign(experts, kNone);
-    std::uint32_t next = 0;
-    for (std::uint32_t s = 0; s < slots; ++s) {
-        const auto gpu = static_cast<std::uint32_t>(std::uint64_t{s} * ep_size / slots);
-        if (is_copy[s])
-            p.second_gpu[content[s]] = gpu;
-        else
-            p.gpu_of_expert[next++] = gpu;
-    }
-    return p;
-}
 
 std::vector<double> expert_weights(std::uint32_t n, const GatingParams& params) {
     if (params.kind == GatingKind::Trace) {
@@ -87,6 +31,74 @@ std::vector<double> expert_weights(std::uint32_t n, const GatingParams& params) 
     return w;
 }
 
+std::vector<std::uint32_t> expert_affinity(std::uint32_t n, const GatingParams& params) {
+    if (params.affinity_groups == 0) return {};
+    // A seeded permutation dealt round-robin into the kinds: equal sizes, unrelated to index.
+    std::vector<std::uint32_t> perm(n);
+    std::iota(perm.begin(), perm.end(), 0u);
+    RandomStream shuffle(params.seed, "moe-expert-affinity");
+    for (std::uint32_t i = n; i > 1; --i)
+        std::swap(perm[i - 1], perm[static_cast<std::uint32_t>(shuffle.below(i))]);
+    std::vector<std::uint32_t> kind(n);
+    for (std::uint32_t i = 0; i < n; ++i) kind[perm[i]] = i % params.affinity_groups;
+    return kind;
+}
+
+ExpertPlacement place_experts_by_coactivation(const MoeModel& model, std::uint32_t redundant,
+                                              std::uint32_t ep_size, std::uint32_t gpus_per_node,
+                                              const GatingParams& params) {
+    const std::uint32_t n = model.routed_experts;
+    if (n > kMaxCoactivationExperts)
+        throw std::invalid_argument("co-activation placement counts expert pairs: at most " +
+                                    std::to_string(kMaxCoactivationExperts) + " routed experts");
+    // Profile: tokens gated without a node limit on a contiguous placement (which only the node
+    // limit would look at), from a stream of its own.
+    const ExpertPlacement flat = place_experts_contiguous(n, ep_size, gpus_per_node);
+    GatingParams profile = params;
+    profile.max_nodes_per_token = 0;
+    Gating gating(model, flat, profile);
+    RandomStream rng(params.seed, "moe-coactivation-profile");
+    std::vector<std::uint32_t> together(std::size_t{n} * n, 0), load(n, 0), experts;
+    const std::uint64_t tokens = std::max<std::uint64_t>(4096, std::uint64_t{n} * 64);
+    for (std::uint64_t t = 0; t < tokens; ++t) {
+        gating.select(rng, static_cast<std::uint32_t>(t % ep_size), t, experts);
+        for (std::uint32_t a : experts) {
+            ++load[a];
+            for (std::uint32_t b : experts)
+                if (a != b) ++together[std::size_t{a} * n + b];
+        }
+    }
+    // Fill each node's primary slots greedily: start from the most loaded expert left, then add
+    // the one selected most often with the node's experts so far (ties: the lower index).
+    const std::vector<std::uint32_t> slot_node =
+        primary_slot_nodes(n, redundant, ep_size, gpus_per_node);
+    std::vector<std::uint32_t> capacity;
+    for (std::uint32_t node : slot_node) {
+        if (node >= capacity.size()) capacity.resize(node + 1, 0);
+        ++capacity[node];
+    }
+    std::vector<char> placed(n, 0);
+    std::vector<std::uint64_t> gain(n);
+    std::vector<std::uint32_t> order;
+    order.reserve(n);
+    for (std::uint32_t node = 0; node < capacity.size(); ++node) {
+        std::fill(gain.begin(), gain.end(), 0);
+        for (std::uint32_t i = 0; i < capacity[node]; ++i) {
+            std::uint32_t pick = kNone;
+            for (std::uint32_t e = 0; e < n; ++e) {
+                if (placed[e]) continue;
+                if (pick == kNone || gain[e] > gain[pick] ||
+                    (gain[e] == gain[pick] && i == 0 && load[e] > load[pick]))
+                    pick = e;
+            }
+            placed[pick] = 1;
+            order.push_back(pick);
+            for (std::uint32_t e = 0; e < n; ++e) gain[e] += together[std::size_t{e} * n + pick];
+        }
+    }
+    return place_experts(n, redundant, ep_size, gpus_per_node, gating.weights(), order);
+}
+
 Gating::Gating(const MoeModel& model, const ExpertPlacement& placement, const GatingParams& params)
     : model_(model), placement_(placement), params_(params) {
     const std::uint32_t n = model.routed_experts;
@@ -100,6 +112,8 @@ Gating::Gating(const MoeModel& model, const ExpertPlacement& placement, const Ga
     weights_ = expert_weights(n, params);
     log_weights_.resize(n);
     for (std::uint32_t e = 0; e < n; ++e) log_weights_[e] = std::log(weights_[e]);
+    affinity_ = expert_affinity(n, params);
+    if (!affinity_.empty()) log_affinity_ = std::log(params.affinity_factor);
     experts_on_node_.resize(placement.nodes());
     for (std::uint32_t e = 0; e < n; ++e)
         experts_on_node_[placement.node_of_expert(e)].push_back(e);
@@ -120,6 +134,11 @@ void Gating::select(RandomStream& rng, std::uint32_t src, std::uint64_t token,
         // Gumbel-max: log w + G, G = -log(-log U); U in (0, 1).
         const double u = (static_cast<double>(rng() >> 11) + 0.5) * 0x1.0p-53;
         score_[e] = log_weights_[e] - std::log(-std::log(u));
+    }
+    if (!affinity_.empty()) {  // the token's kind: its experts are affinity_factor x likelier
+        const auto kind = static_cast<std::uint32_t>(rng.below(params_.affinity_groups));
+        for (std::uint32_t e = 0; e < n; ++e)
+            if (affinity_[e] == kind) score_[e] += log_affinity_;
     }
     std::fill(allowed_.begin(), allowed_.end(), char{1});
     // Group limit: keep the topk_group groups with the best sum of their two best scores.

@@ -13,44 +13,12 @@
 #include <vector>
 
 #include "models/moe_model.hpp"
-#include "models/packet.hpp"
 #include "sim/random.hpp"
+#include "traffic/expert_placement.hpp"
 
 namespace clustersim {
 
 enum class GatingKind : std::uint8_t { Uniform, Zipf, Hot, WorstCase, Trace };
-
-struct ExpertPlacement {
-    std::uint32_t ep_size = 0;                 // GPUs holding routed experts
-    std::uint32_t gpus_per_node = 1;           // to count the nodes a token reaches
-    std::vector<std::uint32_t> gpu_of_expert;  // its primary copy
-    std::vector<std::uint32_t> second_gpu;     // a redundant copy, or kNone (none at all: empty)
-
-    /// The GPU that serves expert e for one token: with a redundant copy, either, by a hash of
-    /// (src, token), so the two copies share the expert's load.
-    std::uint32_t gpu_for(std::uint32_t e, std::uint32_t src, std::uint64_t token) const {
-        if (second_gpu.empty() || second_gpu[e] == kNone) return gpu_of_expert[e];
-        return mix64(std::uint64_t{src} << 40 ^ token << 8 ^ e) & 1 ? second_gpu[e]
-                                                                    : gpu_of_expert[e];
-    }
-    /// Expert slots per GPU (primaries and copies).
-    std::vector<std::uint32_t> slots_per_gpu() const;
-
-    std::uint32_t nodes() const { return (ep_size + gpus_per_node - 1) / gpus_per_node; }
-    std::uint32_t node_of_gpu(std::uint32_t g) const { return g / gpus_per_node; }
-    std::uint32_t node_of_expert(std::uint32_t e) const { return node_of_gpu(gpu_of_expert[e]); }
-};
-
-/// Contiguous placement: expert e on GPU floor(e x ep_size / experts), so that a group of
-/// experts lands on one node whenever the sizes allow (DeepSeek-V3's group-per-node design).
-ExpertPlacement place_experts_contiguous(std::uint32_t experts, std::uint32_t ep_size,
-                                         std::uint32_t gpus_per_node);
-/// Redundant placement, as DeepSeek's decode deployment (256 routed experts + 32 redundant
-/// over 144 GPUs): the `redundant` heaviest experts (by `weights`) get a second copy; the
-/// experts + redundant slots are laid out evenly over the EP ranks, copies spread among them.
-ExpertPlacement place_experts_redundant(std::uint32_t experts, std::uint32_t redundant,
-                                        std::uint32_t ep_size, std::uint32_t gpus_per_node,
-                                        std::span<const double> weights);
 
 struct GatingParams {
     GatingKind kind = GatingKind::Uniform;
@@ -59,11 +27,27 @@ struct GatingParams {
     double hot_factor = 10.0;               // ... this many times likelier than the others
     std::uint32_t max_nodes_per_token = 0;  // 0: no node limit
     std::vector<double> recorded_load;      // Trace: per-expert load (traffic/expert_load.hpp)
+    // Co-activation: each token belongs to one of `affinity_groups` latent kinds (0: none) and
+    // the experts of its kind (a seeded partition of the experts, unrelated to their index) are
+    // `affinity_factor` times likelier for it, so that some experts are often selected together.
+    std::uint32_t affinity_groups = 0;
+    double affinity_factor = 1.0;
     std::uint64_t seed = 1;
 };
 
 /// Each expert's popularity weight for a gating kind (seeded: which expert is hot is drawn).
 std::vector<double> expert_weights(std::uint32_t experts, const GatingParams& params);
+/// Each expert's affinity kind (empty without co-activation).
+std::vector<std::uint32_t> expert_affinity(std::uint32_t experts, const GatingParams& params);
+
+inline constexpr std::uint32_t kMaxCoactivationExperts = 4096;
+/// Placement by co-activation: gates a profiling sample of tokens (the model's group limit, no
+/// node limit), counts how often each pair of experts is selected together, and fills the
+/// nodes one by one, each with the experts most often selected with those already there; the
+/// experts then lie on the EP ranks as place_experts lays out an order.
+ExpertPlacement place_experts_by_coactivation(const MoeModel& model, std::uint32_t redundant,
+                                              std::uint32_t ep_size, std::uint32_t gpus_per_node,
+                                              const GatingParams& params);
 
 class Gating {
   public:
@@ -84,6 +68,8 @@ class Gating {
     const ExpertPlacement& placement_;
     GatingParams params_;
     std::vector<double> weights_, log_weights_;
+    std::vector<std::uint32_t> affinity_;  // each expert's kind (co-activation)
+    double log_affinity_ = 0;
     std::vector<std::vector<std::uint32_t>> experts_on_node_;
     // Scratch, reused per token.
     std::vector<double> score_;

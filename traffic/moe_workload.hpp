@@ -2,11 +2,11 @@
 // A decode step, prefill step or training iteration of a MoE model as a workload DAG, for a
 // packet-level run: per simulated MoE layer and micro-batch, on every EP rank, attention
 // (compute) -> dispatch (messages) -> expert compute -> combine (messages) -> the next layer's
-// attention; training adds the backward pass, the same all-to-alls from the top layer down. Compute tasks queue in order on
-// their GPU, so the two micro-batches overlap as DeepSeek's deployment does (one computes while
-// the other communicates). Dispatch and combine follow the seeded gating of each (layer,
-// micro-batch); in low-latency mode each (token, expert) is its own write, as DeepEP does, so
-// per-message costs show.
+// attention; training adds the backward pass, the same all-to-alls from the top layer down. Compute
+// tasks queue in order on their GPU, so the two micro-batches overlap as DeepSeek's deployment does
+// (one computes while the other communicates). Dispatch and combine follow the seeded gating of
+// each (layer, micro-batch); in low-latency mode each (token, expert) is its own write, as DeepEP
+// does, so per-message costs show.
 #include <cstdint>
 #include <vector>
 
@@ -29,9 +29,9 @@ struct MoeRunSpec {
     std::uint32_t groups = 1;  // EP groups (data-parallel replicas), each placement.ep_size ranks
     bool spread = false;       // groups interleaved over the GPUs (else packed one after another)
     std::uint32_t simulated_layers = 2;  // MoE layers simulated; the rest are extrapolated
-    std::uint64_t kv_length = 4096;  // decode: context per request; else the prompt length
-    std::uint32_t gpu_sms = 0;   // SMs per GPU (0: compute never slows)
-    std::uint32_t comm_sms = 0;  // normal mode: SMs DeepEP's dispatch/combine kernels hold
+    std::uint64_t kv_length = 4096;      // decode: context per request; else the prompt length
+    std::uint32_t gpu_sms = 0;           // SMs per GPU (0: compute never slows)
+    std::uint32_t comm_sms = 0;          // normal mode: SMs DeepEP's dispatch/combine kernels hold
     std::uint64_t seed = 1;
 };
 

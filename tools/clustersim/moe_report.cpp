@@ -58,6 +58,7 @@ Json moe_traffic_json(const Scenario& s) {
     j["phase"] = w.phase;
     j["mode"] = w.normal_mode ? "normal" : "low-latency";
     j["gating"] = w.gating;
+    j["expert_placement"] = w.expert_placement;
     j["ep_size"] = ep;
     j["nodes"] = placement.nodes();
     j["gpus_per_node"] = per_node;

@@ -174,6 +174,10 @@ const std::vector<KeySpec>& schema() {
         integer("workload.micro_batches", 1, 1024, "2", "micro-batches per step (two overlap compute and communication)"),
         integer("workload.kv_length", 1, 1e8, "4096 (assumption)", "tokens of KV cache per request during decode (attention cost)"),
         integer("workload.simulated_layers", 1, 10000, "2", "MoE layers simulated packet by packet; the step extrapolates from their steady state"),
+        choice("workload.expert_placement", {"contiguous", "round-robin", "coactivation"}, {}, "contiguous",
+               "routed experts over EP ranks: contiguous (a group per node), round-robin (expert e on rank e mod ep_size), or coactivation (experts often selected together on one node, measured by gating a sample)"),
+        integer("workload.affinity_groups", 0, 1e6, "0", "co-activation in the gating: latent token kinds, each favouring its own seeded set of experts (0: none)"),
+        number("workload.affinity_factor", 1, 1e6, "10", "how many times likelier a token's own kind of experts is (affinity_groups > 0)"),
         integer("workload.comm_sms", 0, 1e4, "node preset (24, DeepEP's example)", "normal mode: SMs DeepEP's dispatch and combine kernels hold while they run, slowing compute beside them"),
         number("workload.mtp_acceptance", 0, 1, "0", "multi-token prediction: acceptance rate of the extra token (0: no MTP; DeepSeek-V3 reports 0.8-0.9)"),
         integer("workload.ep_size", 1, 1e7, "the model's routed experts", "GPUs in the expert-parallel group"),
@@ -696,6 +700,9 @@ class Loader {
         w.simulated_layers = u32_or("workload.simulated_layers", 2);
         w.mtp_acceptance = number_or("workload.mtp_acceptance", 0);
         w.comm_sms = u32_or("workload.comm_sms", s.cluster.preset.comm_sms);
+        w.expert_placement = text_or("workload.expert_placement", "contiguous");
+        w.affinity_groups = u32_or("workload.affinity_groups", 0);
+        w.affinity_factor = number_or("workload.affinity_factor", 10.0);
         if (w.comm_sms >= s.cluster.preset.sms && s.cluster.preset.sms > 0)
             throw s.error_at("workload.comm_sms",
                              fmt::format("{} of the GPU's {} SMs leave none to compute (expected "

@@ -101,6 +101,9 @@ struct Scenario {
         std::uint32_t simulated_layers = 2;
         double mtp_acceptance = 0;
         std::uint32_t comm_sms = 0;  // normal mode: SMs held by DeepEP's kernels
+        std::string expert_placement = "contiguous";
+        std::uint32_t affinity_groups = 0;  // co-activation in the gating (0: none)
+        double affinity_factor = 10.0;
     } workload;
 
     struct Model {

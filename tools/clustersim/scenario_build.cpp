@@ -229,6 +229,8 @@ GatingParams moe_gating_params(const Scenario& s) {
     g.hot_experts = std::min(w.hot_experts, s.model.preset.routed_experts);
     g.hot_factor = w.hot_factor;
     g.max_nodes_per_token = w.max_nodes_per_token;
+    g.affinity_groups = std::min(w.affinity_groups, s.model.preset.routed_experts);
+    g.affinity_factor = w.affinity_factor;
     g.seed = s.seed;
     return g;
 }
@@ -245,9 +247,26 @@ MoeTrafficParams moe_traffic_params(const Scenario& s) {
 
 ExpertPlacement moe_placement(const Scenario& s) {
     const MoeModel& m = s.model.preset;
-    return place_experts_redundant(m.routed_experts, s.workload.redundant_experts,
-                                   s.workload.ep_size, s.cluster.gpus_per_node,
-                                   expert_weights(m.routed_experts, moe_gating_params(s)));
+    const auto& w = s.workload;
+    const GatingParams g = moe_gating_params(s);
+    if (w.expert_placement == "coactivation") {
+        if (m.routed_experts > kMaxCoactivationExperts)
+            throw s.error_at("workload.expert_placement",
+                             fmt::format("co-activation placement counts expert pairs: {} routed "
+                                         "experts (expected at most {})",
+                                         m.routed_experts, kMaxCoactivationExperts));
+        try {
+            return place_experts_by_coactivation(m, w.redundant_experts, w.ep_size,
+                                                 s.cluster.gpus_per_node, g);
+        } catch (const std::invalid_argument& e) {
+            throw s.error_at("workload.expert_placement", e.what());
+        }
+    }
+    const std::vector<std::uint32_t> order = w.expert_placement == "round-robin"
+                                                 ? round_robin_order(m.routed_experts, w.ep_size)
+                                                 : std::vector<std::uint32_t>{};
+    return place_experts(m.routed_experts, w.redundant_experts, w.ep_size, s.cluster.gpus_per_node,
+                         expert_weights(m.routed_experts, g), order);
 }
 
 MoeRunSpec moe_run_spec(const Scenario& s, std::uint32_t endpoints) {
