@@ -1,8 +1,10 @@
 #include "models/forwarding.hpp"
 
+#include <algorithm>
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/connected_components.hpp>
 #include <stdexcept>
+#include <tuple>
 
 #include "sim/random.hpp"
 
@@ -11,25 +13,107 @@ namespace clustersim {
 Forwarding::Forwarding(const PortGraph& graph, const ForwardingTables& routes,
                        const NetworkParams& params, const NodeLayout* layout,
                        std::span<const EgressPort> ports)
-    : graph_(graph), routes_(routes), layout_(layout), ports_(ports) {
+    : graph_(graph), routes_(routes), layout_(layout), ports_(ports), params_(params.routing) {
     const auto policies = routing_policies();
-    if (params.routing >= policies.size()) throw std::invalid_argument("unknown routing policy");
+    if (params_.policy >= policies.size()) throw std::invalid_argument("unknown routing policy");
     find_planes();
     RandomStream salts(params.seed, "ecmp-salt");
     for (FabricSwitch& s : fabric_switches_) {
-        s.salt = salts();
-        s.choose = policies[params.routing].choose;
+        s.route.salt = salts();
+        s.choose = policies[params_.policy].choose;
+    }
+    if (policies[params_.policy].name == "flowlet") {
+        // A table per fabric switch, sized as switch ASICs size theirs (thousands of entries).
+        constexpr std::size_t kFlowletEntries = 4096;
+        const std::uint32_t fabric = layout_ ? layout_->fabric_switches : graph_.switch_count();
+        flowlets_.assign(std::size_t{fabric} * kFlowletEntries, Flowlet{});
+        for (std::uint32_t s = 0; s < fabric; ++s)
+            fabric_switches_[s].route.flowlets =
+                std::span<Flowlet>(flowlets_).subspan(s * kFlowletEntries, kFlowletEntries);
     }
     index_attachments();
+    number_lids();
+    find_dmodk_divisors();
     if (layout_) index_node_switches();
 }
 
-std::uint32_t Forwarding::node_route(std::uint32_t sw, const Packet& p) {
+void Forwarding::number_lids() {
+    // As a subnet manager numbers a plane's ports: leaf by leaf (edge index), port by port.
+    std::vector<std::uint32_t> order(attachments_.size());
+    for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::ranges::sort(order, [&](std::uint32_t a, std::uint32_t b) {
+        const Attachment &x = attachments_[a], &y = attachments_[b];
+        return std::tie(x.component, x.edge, x.down_channel) <
+               std::tie(y.component, y.edge, y.down_channel);
+    });
+    std::uint32_t lid = 0, component = kNone;
+    for (std::uint32_t i : order) {
+        if (attachments_[i].component != component) {
+            component = attachments_[i].component;
+            lid = 0;
+        }
+        attachments_[i].lid = lid++;
+    }
+}
+
+void Forwarding::find_dmodk_divisors() {
+    // Levels: hops from the nearest edge switch. D-mod-k divides a destination's LID by the
+    // product of the up-port counts of the levels below a switch.
+    const auto channels = graph_.channels();
+    const std::uint32_t fabric = layout_ ? layout_->fabric_switches : graph_.switch_count();
+    std::vector<std::uint32_t> level(fabric, kNone), frontier;
+    for (const Attachment& a : attachments_)
+        if (a.fabric_switch < fabric && level[a.fabric_switch] == kNone) {
+            level[a.fabric_switch] = 0;
+            frontier.push_back(a.fabric_switch);
+        }
+    auto each_neighbour = [&](std::uint32_t s, auto&& f) {
+        const NodeRef me{NodeKind::Switch, s};
+        for (std::uint32_t c = graph_.first_channel(me);
+             c < graph_.first_channel(me) + graph_.channels_of(me); ++c)
+            if (channels[c].to.kind == NodeKind::Switch && channels[c].to.index < fabric)
+                f(channels[c].to.index);
+    };
+    std::vector<std::uint32_t> up_ports;  // per level, the most up-links of one switch
+    for (std::uint32_t l = 0; !frontier.empty(); ++l) {
+        std::vector<std::uint32_t> next;
+        std::uint32_t most = 0;
+        for (std::uint32_t s : frontier) {
+            std::uint32_t up = 0;
+            each_neighbour(s, [&](std::uint32_t t) {
+                if (level[t] == kNone) {
+                    level[t] = l + 1;
+                    next.push_back(t);
+                }
+                if (level[t] == l + 1) ++up;
+            });
+            most = std::max(most, up);
+        }
+        up_ports.push_back(std::max(most, 1u));
+        frontier = std::move(next);
+    }
+    goes_up_.assign(channels.size(), 0);
+    for (std::uint32_t c = 0; c < channels.size(); ++c) {
+        const Channel& ch = channels[c];
+        if (ch.from.kind == NodeKind::Switch && ch.to.kind == NodeKind::Switch &&
+            ch.from.index < fabric && ch.to.index < fabric && level[ch.from.index] != kNone &&
+            level[ch.to.index] != kNone && level[ch.to.index] > level[ch.from.index])
+            goes_up_[c] = 1;
+    }
+    for (std::uint32_t s = 0; s < fabric; ++s) {
+        std::uint64_t d = 1;
+        for (std::uint32_t l = 0; level[s] != kNone && l < level[s]; ++l)
+            d = std::min<std::uint64_t>(d * up_ports[l], 1u << 30);
+        fabric_switches_[s].route.dmodk_divisor = static_cast<std::uint32_t>(d);
+    }
+}
+
+std::uint32_t Forwarding::node_route(std::uint32_t sw, const Packet& p, Time now) {
     const NodeLayout& l = *layout_;
     const std::uint32_t b = p.dst;
     switch (l.role[sw]) {
         case SwitchRole::Fabric:
-            return fabric_route(sw, p);
+            return fabric_route(sw, p, now);
         case SwitchRole::GpuHub: {
             // Channels: to its GPU (one per GPU path), to the scale-up switch, to its NIC.
             const std::uint32_t first = graph_.first_channel({NodeKind::Switch, sw});
@@ -55,7 +139,7 @@ std::uint32_t Forwarding::node_route(std::uint32_t sw, const Packet& p) {
             // chosen by a hash of its header fields. Spray: packets over the ports in turn.
             if (!l.nic_spray) {
                 const auto h =
-                    static_cast<std::uint32_t>(mix64(p.entropy ^ fabric_switches_[sw].salt));
+                    static_cast<std::uint32_t>(mix64(p.entropy ^ fabric_switches_[sw].route.salt));
                 return n.first_network +
                        static_cast<std::uint32_t>((std::uint64_t{h} * n.network_count) >> 32);
             }
@@ -143,7 +227,8 @@ void Forwarding::index_node_switches() {
             }
         }
         if (n.network_count > 0)
-            nic_spray_[s] = static_cast<std::uint32_t>(fabric_switches_[s].salt % n.network_count);
+            nic_spray_[s] =
+                static_cast<std::uint32_t>(fabric_switches_[s].route.salt % n.network_count);
     }
 }
 

@@ -22,14 +22,14 @@ class Forwarding {
     Forwarding(const PortGraph& graph, const ForwardingTables& routes, const NetworkParams& params,
                const NodeLayout* layout, std::span<const EgressPort> ports);
 
-    std::uint32_t route(std::uint32_t sw, const Packet& p) {
-        if (!layout_) return fabric_route(sw, p);
-        return node_route(sw, p);
+    std::uint32_t route(std::uint32_t sw, const Packet& p, Time now) {
+        if (!layout_) return fabric_route(sw, p, now);
+        return node_route(sw, p, now);
     }
 
   private:
     struct FabricSwitch {
-        std::uint64_t salt = 0;           // per-switch hash salt
+        SwitchRouteState route;           // salt and what its policy keeps
         std::uint32_t component = kNone;  // its plane (connected fabric), kNone off-fabric
         ChooseOutput choose = nullptr;    // its routing policy
     };
@@ -38,23 +38,29 @@ class Forwarding {
         std::uint32_t down_channel = kNone;   // that switch's channel to the port
         std::uint32_t component = kNone;      // the plane (connected fabric) it belongs to
         std::uint32_t edge = kNone;           // its index in the forwarding tables
+        std::uint32_t lid = 0;  // its address in the plane: ports numbered leaf by leaf
     };
     struct NicPorts {
         std::uint32_t first_network = kNone, network_count = 0;
         std::uint32_t first_hub = kNone, first_gpu = 0;  // channels to the GPUs it serves
     };
 
-    std::uint32_t fabric_route(std::uint32_t sw, const Packet& p) const;
-    std::uint32_t node_route(std::uint32_t sw, const Packet& p);
+    std::uint32_t fabric_route(std::uint32_t sw, const Packet& p, Time now);
+    std::uint32_t node_route(std::uint32_t sw, const Packet& p, Time now);
     void find_planes();
     void index_attachments();
+    void number_lids();
+    void find_dmodk_divisors();
     void index_node_switches();
 
     const PortGraph& graph_;
     const ForwardingTables& routes_;
     const NodeLayout* layout_ = nullptr;
     std::span<const EgressPort> ports_;
+    RoutingParams params_;
     std::vector<FabricSwitch> fabric_switches_;
+    std::vector<Flowlet> flowlets_;        // every switch's flowlet table (flowlet routing only)
+    std::vector<std::uint8_t> goes_up_;    // per channel: to a switch of a higher level
     std::vector<Attachment> attachments_;  // per destination endpoint, in attach_first_ ranges
     std::vector<std::uint32_t> attach_first_;
     bool single_attachment_ = false;        // attachments_[e] is endpoint e's one attachment
@@ -63,8 +69,8 @@ class Forwarding {
     std::vector<std::uint32_t> nic_spray_;  // per NIC switch: next network port
 };
 
-inline std::uint32_t Forwarding::fabric_route(std::uint32_t sw, const Packet& p) const {
-    const FabricSwitch& here = fabric_switches_[sw];
+inline std::uint32_t Forwarding::fabric_route(std::uint32_t sw, const Packet& p, Time now) {
+    FabricSwitch& here = fabric_switches_[sw];
     // One attachment per destination (the common case) is stored at the destination's index.
     const std::uint32_t first = single_attachment_ ? p.dst : attach_first_[p.dst];
     const std::uint32_t last = single_attachment_ ? p.dst + 1 : attach_first_[p.dst + 1];
@@ -75,7 +81,7 @@ inline std::uint32_t Forwarding::fabric_route(std::uint32_t sw, const Packet& p)
         const auto c = routes_.candidates(sw, a.edge);
         if (c.empty()) break;
         if (c.size() == 1) return c[0];
-        return here.choose(RouteChoice{c, p, here.salt, ports_});
+        return here.choose(RouteChoice{c, p, a.lid, here.route, ports_, now, params_, goes_up_});
     }
     throw std::logic_error("no route: the destination is not reachable in this plane");
 }

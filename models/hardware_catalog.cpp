@@ -55,6 +55,7 @@ const HardwareCatalog& HardwareCatalog::builtin() {
             if (mode != "cut-through" && mode != "store-and-forward")
                 throw std::logic_error("switch preset " + p.name + ": unknown forwarding mode");
             p.cut_through = mode == "cut-through";
+            p.routing = n["routing"].as<std::string>();
             if (!c.link_layers_.count(p.link_layer))
                 throw std::logic_error("switch preset " + p.name + " names unknown link layer");
             c.switches_[p.name] = p;

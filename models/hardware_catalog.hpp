@@ -27,6 +27,7 @@ struct SwitchPreset {
     std::uint64_t port_buffer_bytes = 0;
     std::string link_layer;
     bool cut_through = false;  // forwarding: cut-through | store-and-forward
+    std::string routing;       // default routing policy (network.routing)
 };
 
 struct NicPreset {

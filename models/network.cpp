@@ -84,7 +84,7 @@ void Network::on_link_arrival(std::uint32_t ch) {
     NodeRef to;
     const Packet p = fabric_.arrive(ch, to);
     if (to.kind == NodeKind::Switch) {
-        const std::uint32_t out = forwarding_.route(to.index, p);
+        const std::uint32_t out = forwarding_.route(to.index, p, sim_.now());
         if (!fabric_.enqueue(out, p)) {
             --packets_live_;
             if (packet_dropped.connected()) packet_dropped.emit(out, p.message);

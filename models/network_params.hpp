@@ -2,6 +2,7 @@
 // Run-time parameters of the packet network shared by its parts.
 #include <cstdint>
 
+#include "models/routing_policy.hpp"
 #include "sim/time.hpp"
 
 namespace clustersim {
@@ -15,7 +16,7 @@ struct NetworkParams {
     std::uint64_t seed = 1;
     Time extra_latency;               // added to every message's completion (what-if studies)
     std::uint32_t virtual_lanes = 1;  // lane = switch-to-switch hops so far (deadlock freedom)
-    std::uint32_t routing = 0;        // index into routing_policies() (0 = ecmp)
+    RoutingParams routing;            // policy (index into routing_policies()) and its knobs
 };
 
 /// The events of a running network, each handled by one part (see models/network.hpp).

@@ -1,32 +1,11 @@
 #include <catch2/catch.hpp>
 
-#include "support.hpp"
-#include "tools/clustersim/scenario.hpp"
-#include "tools/clustersim/scenario_build.hpp"
+#include "scenario_support.hpp"
 
 using namespace clustersim;
 using namespace clustersim::test;
 
 namespace {
-
-struct Run {
-    Scenario scenario;
-    SimulatedFabric fabric;
-    Workload workload;
-    SimulationResult result;
-};
-
-Run run_yaml(const std::string& name, const std::string& yaml) {
-    const auto dir = temp_dir("node-" + name);
-    write_text(dir / "s.yaml", yaml);
-    Run r{load_scenario((dir / "s.yaml").string(), {}), {}, {}, {}};
-    r.fabric = build_simulated_fabric(r.scenario, 0);
-    r.workload = build_workload(r.scenario, r.fabric.endpoints(), load_trace(r.scenario));
-    r.result = simulate(r.fabric.simulated(), r.fabric.routes, r.workload,
-                        network_params(r.scenario, r.fabric.fabric), SimulationOptions{},
-                        r.fabric.node_layout());
-    return r;
-}
 
 double latency_us(const std::string& name, const std::string& topology_yaml, std::uint32_t src,
                   std::uint32_t dst) {

@@ -135,7 +135,11 @@ const std::vector<KeySpec>& schema() {
         choice("network.flow_control", {"credit", "lossy", "pfc"}, {"credit", "lossy"}, "credit",
                "lossless credits (InfiniBand) or tail drop"),
         choice("network.routing", known_names({"static", "ecmp", "adaptive", "spray", "flowlet", "valiant", "ugal"}, names_of(routing_policies())),
-               names_of(routing_policies()), "ecmp", "path choice among a switch's candidate outputs (models/routing_policy.cpp)"),
+               names_of(routing_policies()), "switch preset (static for InfiniBand, ecmp for Ethernet)", "path choice among a switch's candidate outputs (models/routing_policy.cpp)"),
+        choice("network.ecmp_hash", {"salted", "unsalted"}, {}, "salted", "ecmp: a hash salt per switch, or one hash everywhere (which polarises across tiers)"),
+        choice("network.spray", {"random", "round-robin"}, {}, "random", "spray: a random candidate per packet, or the candidates in turn per switch"),
+        integer("network.flowlet_gap_ns", 1, 1e12, "2000 (assumption: above the paths' delay spread at 400G)", "flowlet: idle gap after which a flow may take a new path"),
+        choice("network.adaptive", {"least-loaded", "two-choices"}, {}, "least-loaded", "adaptive: the candidate with the least queued bytes, or the less loaded of two random ones"),
         choice("network.congestion_control", known_names({"none", "dcqcn", "hpcc", "timely", "swift"}, names_of(congestion_controls())),
                names_of(congestion_controls()), "none", "sender congestion control (models/congestion_control.cpp)"),
         choice("network.forwarding", {"cut-through", "store-and-forward"}, {}, "switch preset",
@@ -595,8 +599,17 @@ class Loader {
         n.cut_through =
             text_or("network.forwarding", sw->cut_through ? "cut-through" : "store-and-forward") ==
             "cut-through";
-        n.routing = text_or("network.routing", "ecmp");
+        n.routing = text_or("network.routing", sw->routing);
         n.routing_policy = find_routing_policy(n.routing);
+        if (n.routing_policy == kNone)  // a preset naming a policy this build lacks
+            throw s.error_at("network.routing",
+                             fmt::format("'{}' is not available in this build (expected "
+                                         "network.routing set to one of `check --schema`)",
+                                         n.routing));
+        n.ecmp_salted = text_or("network.ecmp_hash", "salted") == "salted";
+        n.spray_round_robin = text_or("network.spray", "random") == "round-robin";
+        n.flowlet_gap_ns = integer_or("network.flowlet_gap_ns", 2000);
+        n.adaptive_two_choices = text_or("network.adaptive", "least-loaded") == "two-choices";
         n.congestion_control = text_or("network.congestion_control", "none");
         n.extra_latency_us = number_or("network.extra_latency_us", 0);
         if (n.port_buffer_bytes < static_cast<std::uint64_t>(n.mtu_bytes) + n.header_bytes)

@@ -66,6 +66,10 @@ struct Scenario {
         bool cut_through = false;  // network.forwarding (default: the switch preset's)
         std::string routing = "ecmp";
         std::uint32_t routing_policy = 0;  // index into routing_policies()
+        bool ecmp_salted = true;
+        bool spray_round_robin = false;
+        std::uint64_t flowlet_gap_ns = 2000;
+        bool adaptive_two_choices = false;
         std::string congestion_control = "none";
         double extra_latency_us = 0;
         std::uint32_t virtual_lanes = 0;  // 0 = what the topology needs

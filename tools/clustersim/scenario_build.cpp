@@ -163,7 +163,12 @@ NetworkParams network_params(const Scenario& s, const Topology& fabric) {
     p.flow_control = s.network.flow_control;
     p.seed = s.seed;
     p.extra_latency = Time::from_us(s.network.extra_latency_us);
-    p.routing = s.network.routing_policy;
+    p.routing.policy = s.network.routing_policy;
+    p.routing.ecmp_salted = s.network.ecmp_salted;
+    p.routing.spray_round_robin = s.network.spray_round_robin;
+    p.routing.flowlet_gap =
+        Time::from_ps(static_cast<std::int64_t>(s.network.flowlet_gap_ns) * 1000);
+    p.routing.adaptive_two_choices = s.network.adaptive_two_choices;
     p.virtual_lanes = s.network.virtual_lanes != 0 ? s.network.virtual_lanes : fabric.virtual_lanes;
     return p;
 }

@@ -1,0 +1,152 @@
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <set>
+
+#include "scenario_support.hpp"
+
+using namespace clustersim;
+using namespace clustersim::test;
+
+// Routing policies on fat trees: which paths one flow takes, collisions of a shift permutation
+// under static D-mod-k tables and under ECMP, and what adaptive routing recovers.
+
+namespace {
+
+// A full two-layer fat tree of radix 8: 8 leaves of 4 NICs, 4 spines; bare NICs.
+const std::string kFt2 = "topology: {kind: ft2, switch_radix: 8}\ncluster: {node: none}\n";
+
+std::string trace_of(const std::string& name, const std::string& csv) {
+    const auto dir = temp_dir("routing-" + name);
+    write_text(dir / "m.csv", "src,dst,bytes,start_us\n" + csv);
+    return "workload: {kind: trace, file: " + (dir / "m.csv").string() + "}\n";
+}
+
+// Switch-to-switch channels that carried bytes, and the most bytes any of them carried.
+struct LinkUse {
+    std::set<std::uint32_t> used;
+    std::uint64_t most = 0;
+};
+
+LinkUse fabric_links(const Run& r) {
+    LinkUse u;
+    const auto channels = r.fabric.simulated().graph.channels();
+    for (std::uint32_t c = 0; c < channels.size(); ++c) {
+        if (channels[c].from.kind != NodeKind::Switch || channels[c].to.kind != NodeKind::Switch)
+            continue;
+        const std::uint64_t b = r.result.channels[c].bytes;
+        if (b > 0) u.used.insert(c);
+        u.most = std::max(u.most, b);
+    }
+    return u;
+}
+
+// A shift permutation by one leaf: NIC i sends to NIC (i + 4) mod 32, every flow crossing a spine.
+std::string shift_permutation(std::uint64_t bytes) {
+    std::string csv;
+    for (std::uint32_t i = 0; i < 32; ++i)
+        csv += std::to_string(i) + "," + std::to_string((i + 4) % 32) + "," +
+               std::to_string(bytes) + ",0\n";
+    return csv;
+}
+
+}  // namespace
+
+TEST_CASE("ECMP and static routing keep a flow on one path; per-packet policies spread it",
+          "[routing]") {
+    const std::string work = trace_of("one-flow", "0,31,1048576,0\n");
+    for (const char* policy : {"ecmp", "static", "flowlet", "spray", "adaptive"}) {
+        const Run r = run_yaml(std::string("one-flow-") + policy, kFt2 + work,
+                               {Override{"network.routing", policy}});
+        REQUIRE(r.result.status == SimulationResult::Status::Completed);
+        INFO(policy);
+        // Up from the source leaf, down to the destination leaf: 2 links on one path, 2 x 4
+        // when the flow spreads over all 4 spines.
+        const std::size_t links = fabric_links(r).used.size();
+        const std::string p = policy;
+        if (p == "ecmp" || p == "static" || p == "flowlet")  // back to back: one flowlet
+            CHECK(links == 2);
+        else
+            CHECK(links == 8);
+    }
+}
+
+TEST_CASE("static D-mod-k routing has no collision on a shift permutation of a full fat tree",
+          "[routing]") {
+    const std::uint64_t bytes = 262144;
+    const Run r = run_yaml("shift-static", kFt2 + trace_of("shift", shift_permutation(bytes)),
+                           {Override{"network.routing", "static"}});
+    REQUIRE(r.result.status == SimulationResult::Status::Completed);
+    const LinkUse u = fabric_links(r);
+    // Every spine link carries exactly one flow: 32 flows x (up + down) = 64 links, each the
+    // wire bytes of one message.
+    CHECK(u.used.size() == 64);
+    CHECK(std::ranges::count_if(
+              u.used, [&](std::uint32_t c) { return r.result.channels[c].bytes != u.most; }) == 0);
+    // ECMP hashes some flows onto a shared spine link (seed 1), which carries two flows' bytes.
+    const Run e = run_yaml("shift-ecmp", kFt2 + trace_of("shift-e", shift_permutation(bytes)),
+                           {Override{"network.routing", "ecmp"}});
+    CHECK(fabric_links(e).most >= 2 * u.most);
+    CHECK(e.result.end_time > r.result.end_time);
+
+    // Three layers (radix 8: 128 NICs, 8 pods): shifting by half the tree sends every flow
+    // through a core, and the aggregation tier divides by the leaves' 4 uplinks.
+    std::string csv;
+    for (std::uint32_t i = 0; i < 128; ++i)
+        csv += std::to_string(i) + "," + std::to_string((i + 64) % 128) + ",65536,0\n";
+    const Run t = run_yaml("shift-static-ft3",
+                           "topology: {kind: ft3, switch_radix: 8}\ncluster: {node: none}\n" +
+                               trace_of("shift-ft3", csv),
+                           {Override{"network.routing", "static"}});
+    REQUIRE(t.result.status == SimulationResult::Status::Completed);
+    const LinkUse v = fabric_links(t);
+    CHECK(v.used.size() == 128 * 4);  // leaf-agg, agg-core, core-agg, agg-leaf per flow
+    CHECK(std::ranges::count_if(
+              v.used, [&](std::uint32_t c) { return t.result.channels[c].bytes != v.most; }) == 0);
+}
+
+TEST_CASE("on a colliding permutation adaptive routing's makespan is at most 0.8x ECMP's",
+          "[routing]") {
+    const std::string work = trace_of("collide", shift_permutation(1048576));
+    const Run e = run_yaml("collide-ecmp", kFt2 + work, {Override{"network.routing", "ecmp"}});
+    const Run a =
+        run_yaml("collide-adaptive", kFt2 + work, {Override{"network.routing", "adaptive"}});
+    REQUIRE(e.result.status == SimulationResult::Status::Completed);
+    REQUIRE(a.result.status == SimulationResult::Status::Completed);
+    CHECK(a.result.end_time.us() <= 0.8 * e.result.end_time.us());
+    // Bytes are conserved whatever the policy.
+    CHECK(a.result.counters.payload_delivered == a.workload.total_bytes());
+}
+
+TEST_CASE("unsalted ECMP polarises: the second tier reuses the first tier's choice", "[routing]") {
+    // A three-layer fat tree: with one hash everywhere, a flow's aggregation switch picks the
+    // core uplink with the same index its leaf picked, so only a fraction of the cores carry
+    // traffic; salted, every core does.
+    const std::string ft3 = "topology: {kind: ft3, switch_radix: 8}\ncluster: {node: none}\n";
+    std::string csv;
+    for (std::uint32_t i = 0; i < 128; ++i)
+        csv += std::to_string(i) + "," + std::to_string((i + 64) % 128) + ",65536,0\n";
+    const std::string work = trace_of("polarise", csv);
+    auto cores_used = [&](const char* hash) {
+        const Run r =
+            run_yaml(std::string("polarise-") + hash, ft3 + work,
+                     {Override{"network.routing", "ecmp"}, Override{"network.ecmp_hash", hash}});
+        REQUIRE(r.result.status == SimulationResult::Status::Completed);
+        // Links into the top tier: switches nothing attaches to and that receive from below.
+        std::set<std::uint32_t> cores;
+        const auto channels = r.fabric.simulated().graph.channels();
+        const auto& graph = r.fabric.simulated().graph;
+        for (std::uint32_t c = 0; c < channels.size(); ++c) {
+            if (channels[c].to.kind != NodeKind::Switch || r.result.channels[c].bytes == 0)
+                continue;
+            bool edge = false;
+            const NodeRef sw = channels[c].to;
+            for (std::uint32_t k = graph.first_channel(sw);
+                 k < graph.first_channel(sw) + graph.channels_of(sw); ++k)
+                edge |= channels[k].to.kind == NodeKind::Endpoint;
+            if (!edge && channels[c].from.kind == NodeKind::Switch) cores.insert(sw.index);
+        }
+        return cores.size();
+    };
+    CHECK(cores_used("unsalted") < cores_used("salted"));
+}

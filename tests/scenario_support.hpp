@@ -1,0 +1,32 @@
+#pragma once
+// Running a scenario written inline, through the same loading and building as the command line
+// (for tests that need the fabric and per-channel results, not just the JSON).
+#include <string>
+
+#include "support.hpp"
+#include "tools/clustersim/scenario.hpp"
+#include "tools/clustersim/scenario_build.hpp"
+
+namespace clustersim::test {
+
+struct Run {
+    Scenario scenario;
+    SimulatedFabric fabric;
+    Workload workload;
+    SimulationResult result;
+};
+
+inline Run run_yaml(const std::string& name, const std::string& yaml,
+                    const std::vector<Override>& sets = {}) {
+    const auto dir = temp_dir("run-" + name);
+    write_text(dir / "s.yaml", yaml);
+    Run r{load_scenario((dir / "s.yaml").string(), sets), {}, {}, {}};
+    r.fabric = build_simulated_fabric(r.scenario, 0);
+    r.workload = build_workload(r.scenario, r.fabric.endpoints(), load_trace(r.scenario));
+    r.result = simulate(r.fabric.simulated(), r.fabric.routes, r.workload,
+                        network_params(r.scenario, r.fabric.fabric), SimulationOptions{},
+                        r.fabric.node_layout());
+    return r;
+}
+
+}  // namespace clustersim::test
