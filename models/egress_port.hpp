@@ -14,7 +14,7 @@
 
 namespace clustersim {
 
-inline constexpr std::uint32_t kMaxVirtualLanes = 4;
+inline constexpr std::uint32_t kMaxVirtualLanes = 8;  // non-minimal Dragonfly routes: 6 hops
 
 struct CreditReturn {
     Time at;  // when the credit reaches this port

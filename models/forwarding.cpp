@@ -31,6 +31,14 @@ Forwarding::Forwarding(const PortGraph& graph, const ForwardingTables& routes,
             fabric_switches_[s].route.flowlets =
                 std::span<Flowlet>(flowlets_).subspan(s * kFlowletEntries, kFlowletEntries);
     }
+    non_minimal_ = policies[params_.policy].non_minimal;
+    detour_salt_ = RandomStream(params.seed, "valiant").operator()();
+    hop_bytes_ = params.mtu_bytes + params.header_bytes;
+    edge_switch_.assign(routes_.edge_count(), kNone);
+    // The tables cover the fabric's switches (node-internal ones come after them).
+    const std::uint32_t fabric = layout_ ? layout_->fabric_switches : graph_.switch_count();
+    for (std::uint32_t s = 0; s < fabric; ++s)
+        if (routes_.edge_index(s) != kNone) edge_switch_[routes_.edge_index(s)] = s;
     index_attachments();
     number_lids();
     find_dmodk_divisors();
@@ -108,7 +116,93 @@ void Forwarding::find_dmodk_divisors() {
     }
 }
 
-std::uint32_t Forwarding::node_route(std::uint32_t sw, const Packet& p, Time now) {
+const Forwarding::Attachment* Forwarding::attachment_in(std::uint32_t endpoint,
+                                                        std::uint32_t component) const {
+    const std::uint32_t first = single_attachment_ ? endpoint : attach_first_[endpoint];
+    const std::uint32_t last = single_attachment_ ? endpoint + 1 : attach_first_[endpoint + 1];
+    for (std::uint32_t i = first; i < last; ++i)
+        if (attachments_[i].component == component) return &attachments_[i];
+    return nullptr;
+}
+
+std::uint32_t Forwarding::intermediate(const Packet& p, std::uint32_t component,
+                                       std::uint32_t dst_switch) const {
+    // A function of the packet's fields alone, so that every switch on the way recomputes the
+    // same one: a few draws for an edge switch of this plane outside the source's and the
+    // destination's groups (an intermediate there would reuse the minimal route's links).
+    const Attachment* src = attachment_in(p.src, component);
+    const std::uint32_t src_group = src ? group_of(src->fabric_switch) : kNone;
+    const std::uint32_t dst_group = group_of(dst_switch);
+    const std::uint64_t base = mix64((std::uint64_t{p.message} << 32 | p.sequence) ^ detour_salt_);
+    for (std::uint64_t k = 0; k < 8; ++k) {
+        const std::uint32_t e =
+            pick_index(static_cast<std::uint32_t>(mix64(base + k)), edge_switch_.size());
+        const std::uint32_t s = edge_switch_[e];
+        if (s == kNone || fabric_switches_[s].component != component) continue;
+        if (group_of(s) != src_group && group_of(s) != dst_group) return e;
+    }
+    return kNone;
+}
+
+Forwarding::PathCost Forwarding::walk(std::uint32_t from, std::uint32_t edge,
+                                      bool every_hop) const {
+    // Follows the least-loaded candidate hop by hop, as the packet would if it went now.
+    const auto channels = graph_.channels();
+    PathCost cost;
+    std::uint32_t s = from;
+    while (routes_.edge_index(s) != edge && cost.hops < 64) {
+        const auto c = routes_.candidates(s, edge);
+        if (c.empty()) break;
+        std::uint32_t best = c[0];
+        for (std::uint32_t ch : c)
+            if (ports_[ch].queued_bytes < ports_[best].queued_bytes) best = ch;
+        if (every_hop || cost.hops == 0) cost.queued_bytes += ports_[best].queued_bytes;
+        ++cost.hops;
+        s = channels[best].to.index;
+    }
+    return cost;
+}
+
+std::uint32_t Forwarding::detour(std::uint32_t sw, Packet& p) {
+    if (p.flags & Packet::kPastIntermediate) return kNone;
+    // Decided once, at the first fabric switch; a packet that stayed minimal there stays so.
+    if (!(p.flags & Packet::kNonMinimal) && p.fabric_hops != 0) return kNone;
+    const std::uint32_t component = fabric_switches_[sw].component;
+    const Attachment* dst = attachment_in(p.dst, component);
+    if (!dst || dst->fabric_switch == sw) return kNone;
+    const std::uint32_t mid = intermediate(p, component, dst->fabric_switch);
+    if (mid == kNone) return kNone;
+    if (!(p.flags & Packet::kNonMinimal)) {
+        if (non_minimal_ == NonMinimal::Adaptive) {
+            // UGAL (Singh, PhD thesis 2005): the detour when its queue x hops is smaller. Local:
+            // the first hop's queue times the path's hops; global: every hop's queue plus a
+            // packet per hop, so that empty paths still prefer the shorter.
+            const bool global = params_.ugal_global;
+            const PathCost m = walk(sw, dst->edge, global);
+            const PathCost a = walk(sw, mid, global);
+            const PathCost b = walk(edge_switch_[mid], dst->edge, global);
+            const std::uint64_t hop = hop_bytes_;
+            const std::uint64_t minimal =
+                global ? m.queued_bytes + hop * m.hops : (m.queued_bytes + hop) * m.hops;
+            const std::uint64_t via =
+                global ? a.queued_bytes + b.queued_bytes + hop * (a.hops + b.hops)
+                       : (a.queued_bytes + hop) * (a.hops + b.hops);
+            if (via >= minimal) return kNone;
+        }
+        p.flags |= Packet::kNonMinimal;
+    }
+    if (routes_.edge_index(sw) == mid) {
+        p.flags |= Packet::kPastIntermediate;
+        return kNone;
+    }
+    const auto c = routes_.candidates(sw, mid);
+    if (c.empty()) return kNone;
+    if (c.size() == 1) return c[0];
+    const auto h = static_cast<std::uint32_t>(mix64(p.entropy ^ fabric_switches_[sw].route.salt));
+    return c[pick_index(h, c.size())];
+}
+
+std::uint32_t Forwarding::node_route(std::uint32_t sw, Packet& p, Time now) {
     const NodeLayout& l = *layout_;
     const std::uint32_t b = p.dst;
     switch (l.role[sw]) {

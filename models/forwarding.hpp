@@ -22,7 +22,8 @@ class Forwarding {
     Forwarding(const PortGraph& graph, const ForwardingTables& routes, const NetworkParams& params,
                const NodeLayout* layout, std::span<const EgressPort> ports);
 
-    std::uint32_t route(std::uint32_t sw, const Packet& p, Time now) {
+    /// The output of packet `p` at switch `sw`; non-minimal policies mark the packet.
+    std::uint32_t route(std::uint32_t sw, Packet& p, Time now) {
         if (!layout_) return fabric_route(sw, p, now);
         return node_route(sw, p, now);
     }
@@ -45,8 +46,23 @@ class Forwarding {
         std::uint32_t first_hub = kNone, first_gpu = 0;  // channels to the GPUs it serves
     };
 
-    std::uint32_t fabric_route(std::uint32_t sw, const Packet& p, Time now);
-    std::uint32_t node_route(std::uint32_t sw, const Packet& p, Time now);
+    std::uint32_t fabric_route(std::uint32_t sw, Packet& p, Time now);
+    std::uint32_t node_route(std::uint32_t sw, Packet& p, Time now);
+    // Valiant and UGAL: the output toward the packet's intermediate switch, or kNone to route
+    // minimally from here.
+    std::uint32_t detour(std::uint32_t sw, Packet& p);
+    const Attachment* attachment_in(std::uint32_t endpoint, std::uint32_t component) const;
+    std::uint32_t intermediate(const Packet& p, std::uint32_t component,
+                               std::uint32_t dst_switch) const;
+    struct PathCost {
+        std::uint64_t queued_bytes = 0;
+        std::uint32_t hops = 0;
+    };
+    PathCost walk(std::uint32_t from, std::uint32_t edge, bool every_hop) const;
+    std::uint32_t group_of(std::uint32_t sw) const {
+        const std::uint32_t g = graph_.switches()[sw].group;
+        return g == kNone ? sw : g;
+    }
     void find_planes();
     void index_attachments();
     void number_lids();
@@ -58,6 +74,10 @@ class Forwarding {
     const NodeLayout* layout_ = nullptr;
     std::span<const EgressPort> ports_;
     RoutingParams params_;
+    NonMinimal non_minimal_ = NonMinimal::Never;
+    std::uint64_t detour_salt_ = 0;
+    std::uint32_t hop_bytes_ = 0;             // one packet on the wire (UGAL's per-hop cost)
+    std::vector<std::uint32_t> edge_switch_;  // per forwarding-table edge index
     std::vector<FabricSwitch> fabric_switches_;
     std::vector<Flowlet> flowlets_;        // every switch's flowlet table (flowlet routing only)
     std::vector<std::uint8_t> goes_up_;    // per channel: to a switch of a higher level
@@ -69,7 +89,11 @@ class Forwarding {
     std::vector<std::uint32_t> nic_spray_;  // per NIC switch: next network port
 };
 
-inline std::uint32_t Forwarding::fabric_route(std::uint32_t sw, const Packet& p, Time now) {
+inline std::uint32_t Forwarding::fabric_route(std::uint32_t sw, Packet& p, Time now) {
+    if (non_minimal_ != NonMinimal::Never) [[unlikely]] {
+        const std::uint32_t out = detour(sw, p);
+        if (out != kNone) return out;
+    }
     FabricSwitch& here = fabric_switches_[sw];
     // One attachment per destination (the common case) is stored at the destination's index.
     const std::uint32_t first = single_attachment_ ? p.dst : attach_first_[p.dst];

@@ -3,8 +3,8 @@
 // a port's queued packets sit contiguously, so forwarding streams through memory instead of
 // chasing pointers into a pool, and nothing is allocated once the rings have grown. It carries
 // what a transport needs (kind, sequence, source for the way back, ECN and priority bits);
-// what only some policies need (per-hop telemetry, a Valiant intermediate) belongs in a side
-// record keyed by message and sequence, not here.
+// what only some policies need (per-hop telemetry) belongs in a side record keyed by message
+// and sequence, not here; a Valiant intermediate is recomputed from the packet's fields.
 #include <cstdint>
 #include <limits>
 
@@ -30,6 +30,8 @@ struct Packet {
 
     static constexpr std::uint8_t kEcnCapable = 1u << 0;
     static constexpr std::uint8_t kCongestionExperienced = 1u << 1;
+    static constexpr std::uint8_t kNonMinimal = 1u << 2;  // routed via an intermediate switch,
+    static constexpr std::uint8_t kPastIntermediate = 1u << 3;  // ... which it has reached
     static constexpr std::uint8_t kPriorityShift = 4;
     static constexpr std::uint8_t kPriorityMask = 0x70;  // 8 priorities (PFC classes)
 

@@ -34,6 +34,9 @@ struct SwitchInfo {
     Time latency;  // forwarding latency, input to output
     std::uint64_t port_buffer_bytes = 0;
     bool cut_through = false;  // forwards once the header is in (else store and forward)
+    // Dragonfly group (kNone: every switch is its own): non-minimal routing takes its
+    // intermediate outside the source's and destination's groups.
+    std::uint32_t group = kNone;
 };
 
 class PortGraph {

@@ -30,6 +30,14 @@ constexpr std::array kPolicies = {
     RoutingPolicyInfo{"flowlet",
                       "a new random path after an idle gap of network.flowlet_gap_ns (LetFlow)",
                       &choose_flowlet},
+    RoutingPolicyInfo{"valiant",
+                      "every packet through a random intermediate switch outside the source's and "
+                      "destination's groups, then minimally (Valiant load balancing)",
+                      &choose_ecmp, NonMinimal::Always},
+    RoutingPolicyInfo{"ugal",
+                      "per packet at the first switch, minimal or Valiant, whichever has the "
+                      "smaller queue x hops (network.ugal: local or global queues)",
+                      &choose_ecmp, NonMinimal::Adaptive},
 };
 }  // namespace
 

@@ -21,6 +21,7 @@ struct RoutingParams {
     bool spray_round_robin = false;          // spray: in turn (else a random candidate per packet)
     Time flowlet_gap = Time::from_ns(2000);  // flowlet: idle gap that opens a new flowlet
     bool adaptive_two_choices = false;       // adaptive: the less loaded of two random candidates
+    bool ugal_global = false;  // ugal: queues along the whole path (else the first hop's)
 };
 
 /// One entry of a switch's flowlet table (flowlet routing).
@@ -51,10 +52,14 @@ struct RouteChoice {
 
 using ChooseOutput = std::uint32_t (*)(const RouteChoice&);
 
+/// Whether a policy may leave the minimal routes (through an intermediate switch).
+enum class NonMinimal : std::uint8_t { Never, Always, Adaptive };
+
 struct RoutingPolicyInfo {
     std::string_view name;
     std::string_view help;
-    ChooseOutput choose;
+    ChooseOutput choose;  // among minimal candidates
+    NonMinimal non_minimal = NonMinimal::Never;
 };
 
 /// Every routing policy this build has, in the order `check --schema` lists them.

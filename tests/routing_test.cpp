@@ -150,3 +150,64 @@ TEST_CASE("unsalted ECMP polarises: the second tier reuses the first tier's choi
     };
     CHECK(cores_used("unsalted") < cores_used("salted"));
 }
+
+TEST_CASE(
+    "UGAL on a Dragonfly halves minimal routing's time under a group shift and keeps "
+    "up with it on uniform traffic",
+    "[routing][dragonfly]") {
+    // 9 groups of 4 switches, 2 NICs and 2 global links per switch: one global link between
+    // each pair of groups (a h + 1 = 9), the balanced Dragonfly of Kim et al. 2008.
+    const std::string df =
+        "cluster: {node: none}\n"
+        "topology: {kind: dragonfly, switch_radix: 8, group_switches: 4, "
+        "endpoints_per_switch: 2, global_links: 2, groups: 9}\n";
+    std::string shift, uniform;
+    for (std::uint32_t i = 0; i < 72; ++i) {
+        // Every NIC of group g to the same NIC of group g + 1; uniform: a fixed derangement
+        // mixing groups (i -> 29 i + 5 mod 72, a bijection since gcd(29, 72) = 1).
+        shift += std::to_string(i) + "," + std::to_string((i + 8) % 72) + ",262144,0\n";
+        std::uint32_t j = (29 * i + 5) % 72;
+        uniform += std::to_string(i) + "," + std::to_string(j) + ",262144,0\n";
+    }
+    auto makespan = [&](const std::string& name, const std::string& csv, const char* routing,
+                        const char* ugal) {
+        const Run r =
+            run_yaml("df-" + name + "-" + routing + "-" + ugal, df + trace_of("df-" + name, csv),
+                     {Override{"network.routing", routing}, Override{"network.ugal", ugal}});
+        REQUIRE(r.result.status == SimulationResult::Status::Completed);
+        CHECK(r.result.counters.payload_delivered == r.workload.total_bytes());
+        return r.result.end_time.us();
+    };
+    const double minimal = makespan("shift", shift, "ecmp", "local");
+    // Minimal routes share the one global link: 8 NICs x 256 KiB at 50 GB/s, at least 42 us.
+    CHECK(minimal >= 8 * 262144 / 50e3);
+    CHECK(makespan("shift", shift, "ugal", "local") <= 0.5 * minimal);
+    CHECK(makespan("shift", shift, "ugal", "global") <= 0.5 * minimal);
+    CHECK(makespan("shift", shift, "valiant", "local") <= 0.5 * minimal);
+    const double uniform_minimal = makespan("uniform", uniform, "ecmp", "local");
+    CHECK(makespan("uniform", uniform, "ugal", "local") <= 1.1 * uniform_minimal);
+    CHECK(makespan("uniform", uniform, "ugal", "global") <= 1.1 * uniform_minimal);
+}
+
+TEST_CASE("Dragonfly minimal routes cross exactly one global link", "[routing][dragonfly]") {
+    const std::string df =
+        "cluster: {node: none}\n"
+        "topology: {kind: dragonfly, switch_radix: 8, group_switches: 4, "
+        "endpoints_per_switch: 2, global_links: 2, groups: 9}\n";
+    const Run r = run_yaml("df-one-global", df + trace_of("df-one", "0,8,65536,0\n"),
+                           {Override{"network.routing", "ecmp"}});
+    REQUIRE(r.result.status == SimulationResult::Status::Completed);
+    // Groups 0 and 1 are joined by one cable; the flow's switch-to-switch links are all in
+    // group 0 or 1, and exactly one of them joins the two.
+    const auto& graph = r.fabric.simulated().graph;
+    const auto channels = graph.channels();
+    std::uint32_t global = 0;
+    for (std::uint32_t c : fabric_links(r).used) {
+        const std::uint32_t ga = graph.switches()[channels[c].from.index].group;
+        const std::uint32_t gb = graph.switches()[channels[c].to.index].group;
+        CHECK(ga <= 1);
+        CHECK(gb <= 1);
+        global += ga != gb;
+    }
+    CHECK(global == 1);
+}

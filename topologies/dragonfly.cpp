@@ -59,7 +59,8 @@ Topology build_dragonfly(const TopologyRequest& r) {
     const std::uint32_t switches = a * g;
     g_.set_endpoint_count(endpoints);
     for (std::uint32_t i = 0; i < switches; ++i)
-        g_.add_switch(SwitchInfo{0, k, f.switch_latency, f.port_buffer_bytes, f.cut_through});
+        g_.add_switch(
+            SwitchInfo{0, k, f.switch_latency, f.port_buffer_bytes, f.cut_through, i / a});
     auto cable = [&](std::uint32_t u, std::uint32_t v) {
         g_.add_cable({NodeKind::Switch, u}, {NodeKind::Switch, v}, f.link_rate, f.link_delay);
     };

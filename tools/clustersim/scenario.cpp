@@ -139,6 +139,7 @@ const std::vector<KeySpec>& schema() {
         choice("network.ecmp_hash", {"salted", "unsalted"}, {}, "salted", "ecmp: a hash salt per switch, or one hash everywhere (which polarises across tiers)"),
         choice("network.spray", {"random", "round-robin"}, {}, "random", "spray: a random candidate per packet, or the candidates in turn per switch"),
         integer("network.flowlet_gap_ns", 1, 1e12, "2000 (assumption: above the paths' delay spread at 400G)", "flowlet: idle gap after which a flow may take a new path"),
+        choice("network.ugal", {"local", "global"}, {}, "local", "ugal: compare the first hop's queues (UGAL-L) or every hop's (UGAL-G, an idealised global view)"),
         choice("network.adaptive", {"least-loaded", "two-choices"}, {}, "least-loaded", "adaptive: the candidate with the least queued bytes, or the less loaded of two random ones"),
         choice("network.congestion_control", known_names({"none", "dcqcn", "hpcc", "timely", "swift"}, names_of(congestion_controls())),
                names_of(congestion_controls()), "none", "sender congestion control (models/congestion_control.cpp)"),
@@ -146,7 +147,7 @@ const std::vector<KeySpec>& schema() {
                "fabric switches forward once the header is in (cut-through; falls back to store-and-forward "
                "into a faster output) or once the whole packet is in; node-internal stages store and forward"),
         number("network.extra_latency_us", 0, 1e9, "0", "latency added to every inter-node message's completion (what-if)"),
-        integer("network.virtual_lanes", 1, 4, "what the topology needs (slimfly 2, dragonfly 3, else 1)",
+        integer("network.virtual_lanes", 1, 8, "what the topology needs (slimfly 2, dragonfly 3, else 1; twice that for valiant and ugal)",
                 "lanes per link; lane = switch-to-switch hops so far, which keeps minimal routing deadlock-free"),
         section("sim"),
         number("sim.max_time_us", 1e-6, 1e12, "no limit", "simulated-time limit; reaching it ends the run with exit 3"),
@@ -610,6 +611,7 @@ class Loader {
         n.spray_round_robin = text_or("network.spray", "random") == "round-robin";
         n.flowlet_gap_ns = integer_or("network.flowlet_gap_ns", 2000);
         n.adaptive_two_choices = text_or("network.adaptive", "least-loaded") == "two-choices";
+        n.ugal_global = text_or("network.ugal", "local") == "global";
         n.congestion_control = text_or("network.congestion_control", "none");
         n.extra_latency_us = number_or("network.extra_latency_us", 0);
         if (n.port_buffer_bytes < static_cast<std::uint64_t>(n.mtu_bytes) + n.header_bytes)

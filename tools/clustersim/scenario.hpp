@@ -70,6 +70,7 @@ struct Scenario {
         bool spray_round_robin = false;
         std::uint64_t flowlet_gap_ns = 2000;
         bool adaptive_two_choices = false;
+        bool ugal_global = false;
         std::string congestion_control = "none";
         double extra_latency_us = 0;
         std::uint32_t virtual_lanes = 0;  // 0 = what the topology needs

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "models/routing_policy.hpp"
 #include "topologies/rack_placement.hpp"
 #include "topologies/shortest_path_routes.hpp"
 #include "topologies/topology_kinds.hpp"
@@ -120,8 +121,7 @@ SimulatedFabric build_simulated_fabric(const Scenario& s, std::uint32_t trace_gp
         throw s.error_at("topology.q",
                          f.fabric.inventory.note + " (expected a constructible size to simulate)");
     f.routes = shortest_path_routes(f.fabric.graph);
-    const std::uint32_t lanes =
-        s.network.virtual_lanes != 0 ? s.network.virtual_lanes : f.fabric.virtual_lanes;
+    const std::uint32_t lanes = virtual_lanes(s, f.fabric);
     const std::uint64_t per_lane = s.network.port_buffer_bytes / lanes;
     if (per_lane < static_cast<std::uint64_t>(s.network.mtu_bytes) + s.network.header_bytes)
         throw s.error_at(
@@ -156,6 +156,14 @@ SimulatedFabric build_simulated_fabric(const Scenario& s, std::uint32_t trace_gp
     return f;
 }
 
+std::uint32_t virtual_lanes(const Scenario& s, const Topology& fabric) {
+    if (s.network.virtual_lanes != 0) return s.network.virtual_lanes;
+    // A detour through an intermediate switch is two minimal routes: twice the lanes.
+    const bool detours =
+        routing_policies()[s.network.routing_policy].non_minimal != NonMinimal::Never;
+    return std::min(kMaxVirtualLanes, fabric.virtual_lanes * (detours ? 2 : 1));
+}
+
 NetworkParams network_params(const Scenario& s, const Topology& fabric) {
     NetworkParams p;
     p.mtu_bytes = s.network.mtu_bytes;
@@ -169,7 +177,8 @@ NetworkParams network_params(const Scenario& s, const Topology& fabric) {
     p.routing.flowlet_gap =
         Time::from_ps(static_cast<std::int64_t>(s.network.flowlet_gap_ns) * 1000);
     p.routing.adaptive_two_choices = s.network.adaptive_two_choices;
-    p.virtual_lanes = s.network.virtual_lanes != 0 ? s.network.virtual_lanes : fabric.virtual_lanes;
+    p.routing.ugal_global = s.network.ugal_global;
+    p.virtual_lanes = virtual_lanes(s, fabric);
     return p;
 }
 

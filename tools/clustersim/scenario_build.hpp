@@ -41,6 +41,9 @@ NodeSpec node_spec(const Scenario& s);
 /// `trace_gpus`: the GPU count a trace needs, used when topology.endpoints is not set.
 SimulatedFabric build_simulated_fabric(const Scenario& s, std::uint32_t trace_gpus);
 NetworkParams network_params(const Scenario& s, const Topology& fabric);
+/// Lanes per link: network.virtual_lanes, else what the topology's minimal routes need (twice
+/// that for valiant and ugal).
+std::uint32_t virtual_lanes(const Scenario& s, const Topology& fabric);
 Workload build_workload(const Scenario& s, std::uint32_t endpoints, TraceInput trace);
 /// The moe decode step's DAG and where its all-to-alls are (workload.kind: moe).
 MoeRunSpec moe_run_spec(const Scenario& s, std::uint32_t endpoints);
