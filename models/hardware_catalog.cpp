@@ -69,6 +69,13 @@ const HardwareCatalog& HardwareCatalog::builtin() {
             if (mode != "bond" && mode != "spray")
                 throw std::logic_error("NIC preset " + p.name + ": multi_plane is bond or spray");
             p.multi_plane_spray = mode == "spray";
+            const auto rtx = kv.second["retransmission"].as<std::string>();
+            if (rtx != "go-back-n" && rtx != "selective-repeat")
+                throw std::logic_error("NIC preset " + p.name +
+                                       ": retransmission is go-back-n or selective-repeat");
+            p.go_back_n = rtx == "go-back-n";
+            p.ack_every = kv.second["ack_every"].as<std::uint32_t>();
+            p.retransmit_timeout_us = kv.second["retransmit_timeout_us"].as<double>();
             c.nics_[p.name] = p;
         }
         for (const auto& kv : load("nodes.yaml")) {

@@ -34,6 +34,9 @@ struct NicPreset {
     std::string name, description;
     double port_rate_gbps = 0;
     bool multi_plane_spray = false;  // multi_plane: spray (else bond)
+    bool go_back_n = false;          // retransmission: go-back-n (else selective-repeat)
+    std::uint32_t ack_every = 1;
+    double retransmit_timeout_us = 0;
 };
 
 struct NodePreset {

@@ -13,7 +13,8 @@ Network::Network(Simulator& sim, const PortGraph& graph, const ForwardingTables&
       fabric_(sim, graph, params, layout),
       forwarding_(graph, routes, params, layout, fabric_.ports()),
       transport_(graph, workload, params, layout),
-      dag_(sim, workload, graph.endpoint_count()) {}
+      dag_(sim, workload, graph.endpoint_count()),
+      reliable_(params.reliable()) {}
 
 void Network::handle(const Event& e) {
     switch (e.kind) {
@@ -40,6 +41,13 @@ void Network::handle(const Event& e) {
         case kComputeDone:
             dag_.compute_done(e.target);
             break;
+        case kRetransmitTimer: {
+            Time next;
+            const std::uint32_t ch = transport_.on_timer(e.target, sim_.now(), next);
+            if (next != Time::never()) sim_.schedule(next, e.target, kRetransmitTimer);
+            if (ch != kNone && fabric_.idle(ch)) service_port(ch);
+            break;
+        }
         default:
             throw std::logic_error("unknown event kind");
     }
@@ -70,6 +78,8 @@ void Network::service_port(std::uint32_t ch) {
         p = transport_.take_packet(ch, sim_.now(), tx_end, sent_all);
         if (sent_all && dag_.awaited({TaskKind::Transfer, p.message}, Completion::Sent))
             sim_.schedule(tx_end, p.message, kSendDone);
+        if (reliable_ && p.kind == PacketKind::Data && transport_.arm_timer(p.message, sim_.now()))
+            sim_.schedule(sim_.now() + params_.retransmit_timeout, p.message, kRetransmitTimer);
         if (++packets_live_ > packets_peak_) packets_peak_ = packets_live_;
         more = transport_.has_more(ch);
     } else {
@@ -94,7 +104,19 @@ void Network::on_link_arrival(std::uint32_t ch) {
         return;
     }
     --packets_live_;
-    if (!transport_.receive(p)) return;
+    bool done = false;
+    if (p.kind == PacketKind::Data) {
+        const Delivery d = transport_.receive(p);
+        if (d.reply_channel != kNone && fabric_.idle(d.reply_channel))
+            service_port(d.reply_channel);
+        done = d.completes && !params_.complete_on_ack;
+    } else {
+        bool acked_all = false;
+        const std::uint32_t resend = transport_.on_control(p, sim_.now(), acked_all);
+        if (resend != kNone && fabric_.idle(resend)) service_port(resend);
+        done = acked_all && params_.complete_on_ack;
+    }
+    if (!done) return;
     // Extra latency models a slower fabric, not a slower node: inter-node messages only.
     if (params_.extra_latency > Time::zero() && transport_.inter_node(p.message))
         sim_.schedule(sim_.now() + params_.extra_latency, p.message, kMessageDone);
@@ -146,6 +168,13 @@ NetworkCounters Network::counters() const {
     c.packets_sent = t.packets_sent;
     c.packets_dropped = f.packets_dropped;
     c.duplicate_packets = t.duplicate_packets;
+    c.retransmitted_packets = t.retransmitted_packets;
+    c.payload_redundant = t.payload_redundant;
+    c.discarded_out_of_order = t.discarded_out_of_order;
+    c.acks = t.acks;
+    c.nacks = t.nacks;
+    c.timeouts = t.timeouts;
+    c.connections_failed = t.connections_failed;
     c.packet_hops = f.packet_hops;
     c.messages_finished = messages_finished_;
     c.computes_finished = dag_.computes_finished();

@@ -9,6 +9,12 @@ namespace clustersim {
 
 enum class FlowControl : std::uint8_t { Credit, Lossy };
 
+/// How a receiving NIC treats a packet that arrives past a gap, and so what the sender resends.
+enum class Retransmission : std::uint8_t {
+    GoBackN,          // drops it and NACKs the gap; the sender resends from there
+    SelectiveRepeat,  // places it (out-of-order placement) and NACKs only the missing packet
+};
+
 struct NetworkParams {
     std::uint32_t mtu_bytes = 4096;  // payload per packet
     std::uint32_t header_bytes = 0;  // added to every packet on the wire
@@ -17,6 +23,18 @@ struct NetworkParams {
     Time extra_latency;               // added to every message's completion (what-if studies)
     std::uint32_t virtual_lanes = 1;  // lane = switch-to-switch hops so far (deadlock freedom)
     RoutingParams routing;            // policy (index into routing_policies()) and its knobs
+    // Reliable connections (ACKs, NACKs, retransmission) run when something needs them: a
+    // lossy fabric, a go-back-N NIC (which discards reordered packets), or completion at the
+    // sender's last ACK. Otherwise no ACK is simulated: on a lossless fabric they carry nothing
+    // a run needs (the reverse-path bytes they cost, ~1-2 %, are left out).
+    Retransmission retransmission = Retransmission::SelectiveRepeat;
+    bool complete_on_ack = false;     // sim.completion: sender-ack (htsim's completion time)
+    std::uint32_t ack_every = 8;      // ACK coalescing: one per this many packets (and the last)
+    Time retransmit_timeout = Time::from_us(100);
+    bool reliable() const {
+        return flow_control == FlowControl::Lossy || retransmission == Retransmission::GoBackN ||
+               complete_on_ack;
+    }
 };
 
 /// The events of a running network, each handled by one part (see models/network.hpp).
@@ -28,6 +46,7 @@ enum NetworkEvent : std::uint32_t {
     kSendDone,         // DAG: a message's last byte has left its sender (target: message)
     kMessageDone,      // DAG: a message is complete after its extra latency (target: message)
     kComputeDone,      // DAG: the running compute task of a GPU ends (target: GPU)
+    kRetransmitTimer,  // transport: a message's retransmission timer may expire (target: message)
 };
 
 }  // namespace clustersim

@@ -35,6 +35,7 @@ RdmaTransport::RdmaTransport(const PortGraph& graph, const Workload& workload,
 
     state_.resize(workload.messages.size());
     receivers_.resize(workload.messages.size());
+    if (params_.reliable()) outgoing_.resize(workload.messages.size());
     entropy_.resize(workload.messages.size());
     for (std::size_t m = 0; m < workload.messages.size(); ++m) {
         const auto& spec = workload.messages[m];
@@ -71,6 +72,7 @@ Time RdmaTransport::eligible_at(std::uint32_t m, Time now) {
 std::uint32_t RdmaTransport::enqueue(std::uint32_t m) {
     const std::uint32_t ch = sender_channel(m);
     sender_of(ch).active.push_back(m);
+    if (!outgoing_.empty()) outgoing_[m].active = true;
     return ch;
 }
 
@@ -86,30 +88,42 @@ void shift_down_one(std::vector<std::uint64_t>& bits) {
 
 }  // namespace
 
-bool RdmaTransport::receive(const Packet& p) {
+Delivery RdmaTransport::receive(const Packet& p) {
     const std::uint32_t m = p.message;
-    counters_.payload_delivered += p.payload_bytes;
-    ++counters_.packets_delivered;
     Receiver& r = receivers_[m];
-    if (p.sequence < r.next_expected) {
+    const bool reliable = !outgoing_.empty();
+    const std::uint32_t total = packets_of(m);
+    Delivery d;
+    auto duplicate = [&] {
         ++counters_.duplicate_packets;
-        return false;
-    }
+        counters_.payload_redundant += p.payload_bytes;
+        // Tell the sender again how far it got: its ACK may have been lost.
+        if (reliable) d.reply_channel = reply(m, PacketKind::Ack, r.next_expected);
+        return d;
+    };
+    if (p.sequence < r.next_expected) return duplicate();
     // Bit k of `ahead` stands for packet next_expected + k.
     const std::uint32_t off = p.sequence - r.next_expected;
     if (off > 0) {
-        if (r.ahead.size() <= off / 64) r.ahead.resize(off / 64 + 1, 0);
-        std::uint64_t& word = r.ahead[off / 64];
-        const std::uint64_t bit = std::uint64_t{1} << (off % 64);
-        if (word & bit) {
-            ++counters_.duplicate_packets;
-            return false;
+        if (reliable && params_.retransmission == Retransmission::GoBackN) {
+            ++counters_.discarded_out_of_order;
+            counters_.payload_redundant += p.payload_bytes;
+        } else {
+            if (r.ahead.size() <= off / 64) r.ahead.resize(off / 64 + 1, 0);
+            std::uint64_t& word = r.ahead[off / 64];
+            const std::uint64_t bit = std::uint64_t{1} << (off % 64);
+            if (word & bit) return duplicate();
+            word |= bit;
+            accept(m, p);
         }
-        word |= bit;
-        state_[m].bytes_received += p.payload_bytes;
-        return false;
+        // A gap: NACK it once (the sender resends from it, or just it).
+        if (reliable && r.nacked != r.next_expected) {
+            r.nacked = r.next_expected;
+            d.reply_channel = reply(m, PacketKind::Nack, r.next_expected);
+        }
+        return d;
     }
-    state_[m].bytes_received += p.payload_bytes;
+    accept(m, p);
     ++r.next_expected;
     if (!r.ahead.empty()) {
         shift_down_one(r.ahead);
@@ -120,7 +134,140 @@ bool RdmaTransport::receive(const Packet& p) {
         if (std::all_of(r.ahead.begin(), r.ahead.end(), [](std::uint64_t w) { return w == 0; }))
             r.ahead.clear();
     }
-    return r.next_expected == packets_of(m);
+    d.completes = r.next_expected == total;
+    if (reliable && (d.completes || ++r.since_ack >= params_.ack_every)) {
+        r.since_ack = 0;
+        d.reply_channel = reply(m, PacketKind::Ack, r.next_expected);
+    }
+    return d;
+}
+
+void RdmaTransport::accept(std::uint32_t m, const Packet& p) {
+    state_[m].bytes_received += p.payload_bytes;
+    counters_.payload_delivered += p.payload_bytes;
+    ++counters_.packets_delivered;
+}
+
+std::uint32_t RdmaTransport::reply(std::uint32_t m, PacketKind kind, std::uint32_t sequence) {
+    // From the receiver's end of the path the message took (NVLink or its RDMA path).
+    const MessageSpec& spec = workload_.messages[m];
+    const std::uint32_t data_ch = sender_channel(m);
+    const std::uint32_t ch =
+        channel_of_endpoint_[spec.dst] + (data_ch - channel_of_endpoint_[spec.src]);
+    Packet c;
+    c.message = m;
+    c.src = spec.dst;
+    c.dst = spec.src;
+    c.entropy = entropy_[m] ^ 0x5a5a5a5au;  // the reverse direction hashes on its own
+    c.sequence = sequence;
+    c.kind = kind;
+    sender_of(ch).control.push_back(c);
+    ++(kind == PacketKind::Ack ? counters_.acks : counters_.nacks);
+    return ch;
+}
+
+void RdmaTransport::reactivate(std::uint32_t m) {
+    Outgoing& o = outgoing_[m];
+    if (o.active) return;
+    o.active = true;
+    sender_of(sender_channel(m)).active.push_back(m);
+}
+
+Packet RdmaTransport::take_reliable(Sender& nic, std::uint32_t m, Packet p, Time now, Time tx_end,
+                                    bool& sent_all) {
+    const MessageSpec& spec = workload_.messages[m];
+    MessageState& st = state_[m];
+    Outgoing& o = outgoing_[m];
+    const std::uint32_t total = packets_of(m);
+    std::uint32_t seq;
+    if (o.resend != kNone) {
+        seq = o.resend;
+        o.resend = kNone;
+    } else {
+        seq = o.next_packet++;
+    }
+    const std::uint64_t offset = std::uint64_t{seq} * params_.mtu_bytes;
+    p.sequence = seq;
+    p.payload_bytes =
+        static_cast<std::uint32_t>(std::min<std::uint64_t>(spec.bytes - offset, params_.mtu_bytes));
+    if (st.first_sent == Time::never()) st.first_sent = now;
+    if (seq < o.sent_through) {
+        ++counters_.retransmitted_packets;
+    } else {
+        o.sent_through = seq + 1;
+        st.bytes_segmented = std::min<std::uint64_t>(spec.bytes, offset + p.payload_bytes);
+        if (o.sent_through == total) {
+            st.last_sent = tx_end;
+            sent_all = true;
+        }
+    }
+    counters_.payload_sent += p.payload_bytes;
+    ++counters_.packets_sent;
+    if (o.next_packet >= total && o.resend == kNone) {
+        // Nothing left to send unless a NACK or a timeout brings it back.
+        o.next_packet = total;
+        o.active = false;
+        nic.active.erase(nic.active.begin() + static_cast<std::ptrdiff_t>(nic.next));
+    } else {
+        ++nic.next;
+    }
+    return p;
+}
+
+std::uint32_t RdmaTransport::on_control(const Packet& p, Time now, bool& acked_all) {
+    acked_all = false;
+    const std::uint32_t m = p.message;
+    Outgoing& o = outgoing_[m];
+    const std::uint32_t total = packets_of(m);
+    if (p.sequence > o.acked) {  // cumulative: everything below is in (a NACK says so too)
+        const bool was_done = o.acked == total;
+        o.acked = p.sequence;
+        o.last_progress = now;
+        o.retries = 0;
+        acked_all = !was_done && o.acked == total;
+    }
+    if (p.kind != PacketKind::Nack || p.sequence >= o.sent_through) return kNone;
+    if (params_.retransmission == Retransmission::GoBackN)
+        o.next_packet = std::min(o.next_packet, p.sequence);
+    else
+        o.resend = p.sequence;
+    reactivate(m);
+    return sender_channel(m);
+}
+
+bool RdmaTransport::arm_timer(std::uint32_t m, Time now) {
+    Outgoing& o = outgoing_[m];
+    if (o.timer) return false;
+    o.timer = true;
+    o.last_progress = now;
+    return true;
+}
+
+std::uint32_t RdmaTransport::on_timer(std::uint32_t m, Time now, Time& next) {
+    Outgoing& o = outgoing_[m];
+    next = Time::never();
+    if (o.acked == packets_of(m)) {
+        o.timer = false;
+        return kNone;
+    }
+    const Time due = o.last_progress + params_.retransmit_timeout;
+    if (now < due) {
+        next = due;
+        return kNone;
+    }
+    ++counters_.timeouts;
+    if (++o.retries > kRetryLimit) {  // the connection fails: the run will report it stalled
+        o.timer = false;
+        ++counters_.connections_failed;
+        return kNone;
+    }
+    // Resend everything unacknowledged, as an RC sender does after a timeout.
+    o.next_packet = std::min(o.next_packet, o.acked);
+    o.resend = kNone;
+    o.last_progress = now;
+    next = now + params_.retransmit_timeout;
+    reactivate(m);
+    return sender_channel(m);
 }
 
 }  // namespace clustersim

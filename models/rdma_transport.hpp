@@ -4,8 +4,13 @@
 // turn (round-robin) when its port may send; a message's per-message overhead (doorbell, work
 // request) delays its first packet. Each message's receiver counts distinct packets by sequence
 // number, so a duplicate (a retransmission) never completes a message twice, and packets may
-// arrive out of order. ACKs, NACKs, CNPs, retransmission timers and the congestion-control
-// window will live here too, per connection.
+// arrive out of order. When the run needs reliable connections (NetworkParams::reliable), each
+// message is one: the receiver ACKs cumulatively every ack_every packets and NACKs a gap (a
+// go-back-N NIC discards what arrives past it, a selective-repeat NIC places it); the sender
+// resends from the NACKed packet (go-back-N) or just that packet (selective repeat), and after
+// a timeout without progress from its last ACK, giving up after kRetryLimit timeouts in a row
+// (the InfiniBand retry count). ACKs and NACKs are packets: they queue, cross links and can be
+// dropped like data. CNPs and the congestion-control window will live here too.
 #include <algorithm>
 #include <cstdint>
 #include <span>
@@ -15,6 +20,7 @@
 #include "models/node_layout.hpp"
 #include "models/port_graph.hpp"
 #include "models/workload.hpp"
+#include "sim/ring_buffer.hpp"
 
 namespace clustersim {
 
@@ -33,6 +39,18 @@ struct TransportCounters {
     std::uint64_t packets_sent = 0;
     std::uint64_t packets_delivered = 0;
     std::uint64_t duplicate_packets = 0;  // received again (retransmissions): not counted twice
+    std::uint64_t payload_redundant = 0;  // bytes of duplicates and of discarded packets
+    std::uint64_t retransmitted_packets = 0;  // data packets sent again
+    std::uint64_t discarded_out_of_order = 0;  // dropped by go-back-N receivers past a gap
+    std::uint64_t acks = 0, nacks = 0;         // control packets sent
+    std::uint64_t timeouts = 0;                // retransmission timers that expired
+    std::uint64_t connections_failed = 0;      // gave up after kRetryLimit timeouts in a row
+};
+
+/// What a data packet's arrival did at its receiver.
+struct Delivery {
+    bool completes = false;               // the message's last missing packet
+    std::uint32_t reply_channel = kNone;  // a channel with a new ACK or NACK to send
 };
 
 class RdmaTransport {
@@ -55,10 +73,21 @@ class RdmaTransport {
     std::uint32_t next_wire_bytes(std::uint32_t ch) const;
     /// Cuts that packet; `sent_all` tells whether it carries its message's last byte.
     Packet take_packet(std::uint32_t ch, Time now, Time tx_end, bool& sent_all);
-    bool has_more(std::uint32_t ch) const { return !sender_of(ch).active.empty(); }
+    bool has_more(std::uint32_t ch) const {
+        return !sender_of(ch).active.empty() || !sender_of(ch).control.empty();
+    }
 
-    /// A packet reached its destination endpoint: true when it completes its message.
-    bool receive(const Packet& p);
+    /// A data packet reached its destination endpoint.
+    Delivery receive(const Packet& p);
+    /// An ACK or NACK reached the sender: the channel to service (kNone if none); `acked_all`
+    /// when it acknowledges the message's last packet for the first time.
+    std::uint32_t on_control(const Packet& p, Time now, bool& acked_all);
+    /// Whether to start message m's retransmission timer now (none pending).
+    bool arm_timer(std::uint32_t m, Time now);
+    /// Message m's timer event: the channel to service (kNone if none); `next` is when to look
+    /// again (never: the timer stops).
+    std::uint32_t on_timer(std::uint32_t m, Time now, Time& next);
+    static constexpr std::uint32_t kRetryLimit = 7;
 
     MessageState& state(std::uint32_t m) { return state_[m]; }
     std::span<const MessageState> messages() const { return state_; }
@@ -71,12 +100,31 @@ class RdmaTransport {
         // the last one -- a message that joins then goes next, so service is fair from the
         // first packet (wrapping to 0 only when nothing joined).
         std::size_t next = 0;
+        RingBuffer<Packet> control;  // ACKs and NACKs, sent before data
+    };
+    // Per message, what a reliable sender keeps.
+    struct Outgoing {
+        std::uint32_t next_packet = 0;   // next sequence to send in order
+        std::uint32_t sent_through = 0;  // every sequence below it has been sent at least once
+        std::uint32_t acked = 0;         // every sequence below it is acknowledged
+        std::uint32_t resend = kNone;    // selective repeat: a missing packet to send first
+        std::uint32_t retries = 0;       // timeouts in a row without progress
+        Time last_progress;
+        bool active = false;  // in its sender's round-robin
+        bool timer = false;   // a timer event is pending
     };
     std::uint32_t sender_channel(std::uint32_t m) const;
     struct Receiver {
         std::uint32_t next_expected = 0;   // every packet below it has arrived
         std::vector<std::uint64_t> ahead;  // bitmap of packets past next_expected, when any
+        std::uint32_t since_ack = 0;       // packets accepted since the last ACK
+        std::uint32_t nacked = kNone;      // the gap last NACKed (once per gap)
     };
+    std::uint32_t reply(std::uint32_t m, PacketKind kind, std::uint32_t sequence);
+    void reactivate(std::uint32_t m);
+    void accept(std::uint32_t m, const Packet& p);
+    Packet take_reliable(Sender& nic, std::uint32_t m, Packet p, Time now, Time tx_end,
+                         bool& sent_all);
     const Sender& sender_of(std::uint32_t ch) const { return senders_[ch - first_channel_]; }
     Sender& sender_of(std::uint32_t ch) { return senders_[ch - first_channel_]; }
     std::uint32_t packets_of(std::uint32_t m) const;
@@ -92,6 +140,7 @@ class RdmaTransport {
     std::vector<std::uint32_t> entropy_;  // per message
     std::vector<MessageState> state_;
     std::vector<Receiver> receivers_;  // per message
+    std::vector<Outgoing> outgoing_;   // per message (reliable connections only)
     TransportCounters counters_;
 };
 
@@ -104,15 +153,23 @@ inline std::uint32_t RdmaTransport::packets_of(std::uint32_t m) const {
 
 inline std::uint32_t RdmaTransport::next_wire_bytes(std::uint32_t ch) const {
     const Sender& s = sender_of(ch);
+    if (!s.control.empty()) return params_.header_bytes;
     if (s.active.empty()) return 0;
     const std::uint32_t m = s.active[s.next < s.active.size() ? s.next : 0];
-    const std::uint64_t left = workload_.messages[m].bytes - state_[m].bytes_segmented;
+    std::uint64_t offset = state_[m].bytes_segmented;
+    if (!outgoing_.empty()) {
+        const Outgoing& o = outgoing_[m];
+        offset = std::uint64_t{o.resend != kNone ? o.resend : o.next_packet} * params_.mtu_bytes;
+    }
+    const std::uint64_t left = workload_.messages[m].bytes - offset;
     return static_cast<std::uint32_t>(std::min<std::uint64_t>(left, params_.mtu_bytes)) +
            params_.header_bytes;
 }
 
 inline Packet RdmaTransport::take_packet(std::uint32_t ch, Time now, Time tx_end, bool& sent_all) {
     Sender& nic = sender_of(ch);
+    sent_all = false;
+    if (!nic.control.empty()) return nic.control.pop_front();
     if (nic.next >= nic.active.size()) nic.next = 0;
     const std::uint32_t m = nic.active[nic.next];
     const MessageSpec& spec = workload_.messages[m];
@@ -126,6 +183,7 @@ inline Packet RdmaTransport::take_packet(std::uint32_t ch, Time now, Time tx_end
     p.payload_bytes = payload;
     p.entropy = entropy_[m];
     p.sequence = static_cast<std::uint32_t>(st.bytes_segmented / params_.mtu_bytes);
+    if (!outgoing_.empty()) return take_reliable(nic, m, p, now, tx_end, sent_all);
     if (st.bytes_segmented == 0) st.first_sent = now;
     st.bytes_segmented += payload;
     counters_.payload_sent += payload;

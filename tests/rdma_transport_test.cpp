@@ -22,16 +22,16 @@ TEST_CASE(
         return p;
     };
     // Five packets: 0..3 of 4,096 B, 4 of 100 B, delivered 3, 1, 4, 1 (again), 0, 2.
-    CHECK_FALSE(t.receive(packet(3, 4096)));
-    CHECK_FALSE(t.receive(packet(1, 4096)));
-    CHECK_FALSE(t.receive(packet(4, 100)));
-    CHECK_FALSE(t.receive(packet(1, 4096)));  // duplicate
-    CHECK_FALSE(t.receive(packet(0, 4096)));
+    CHECK_FALSE(t.receive(packet(3, 4096)).completes);
+    CHECK_FALSE(t.receive(packet(1, 4096)).completes);
+    CHECK_FALSE(t.receive(packet(4, 100)).completes);
+    CHECK_FALSE(t.receive(packet(1, 4096)).completes);  // duplicate
+    CHECK_FALSE(t.receive(packet(0, 4096)).completes);
     CHECK(t.state(0).bytes_received == 3 * 4096 + 100);
-    CHECK(t.receive(packet(2, 4096)));
+    CHECK(t.receive(packet(2, 4096)).completes);
     CHECK(t.state(0).bytes_received == 4 * 4096 + 100);
     CHECK(t.counters().duplicate_packets == 1);
-    CHECK_FALSE(t.receive(packet(2, 4096)));  // a late duplicate never completes it twice
+    CHECK_FALSE(t.receive(packet(2, 4096)).completes);  // a late duplicate never completes it twice
     CHECK(t.counters().duplicate_packets == 2);
 }
 
@@ -58,4 +58,53 @@ TEST_CASE("a sender numbers its packets and marks the one that carries the last 
         CHECK(sent[i].kind == PacketKind::Data);
     }
     CHECK(sent[2].payload_bytes == 1);
+}
+
+TEST_CASE(
+    "a go-back-N receiver discards packets past a gap and NACKs it once; a "
+    "selective-repeat receiver places them and NACKs only the gap",
+    "[transport]") {
+    const TestFabric f(small_ft2(4, 2));
+    Workload w;
+    w.add_message(MessageSpec{.src = 0, .dst = 1, .bytes = 4 * 4096, .start = Time::zero()});
+    auto packet = [](std::uint32_t seq) {
+        Packet p;
+        p.message = 0;
+        p.sequence = seq;
+        p.payload_bytes = 4096;
+        return p;
+    };
+    for (const Retransmission mode : {Retransmission::GoBackN, Retransmission::SelectiveRepeat}) {
+        NetworkParams params = ib_params();
+        params.retransmission = mode;
+        params.flow_control = FlowControl::Lossy;  // reliable connections run
+        params.ack_every = 2;
+        RdmaTransport t(f.topology.graph, w, params, nullptr);
+        const bool gbn = mode == Retransmission::GoBackN;
+        CHECK_FALSE(t.receive(packet(0)).completes);
+        const Delivery gap = t.receive(packet(2));  // 1 is missing
+        CHECK(gap.reply_channel != kNone);
+        CHECK(t.receive(packet(3)).reply_channel == kNone);  // the gap is NACKed once
+        CHECK(t.counters().nacks == 1);
+        CHECK(t.counters().discarded_out_of_order == (gbn ? 2u : 0u));
+        CHECK(t.state(0).bytes_received == (gbn ? 4096u : 3 * 4096u));
+        // The sender's answer to that NACK: resend from packet 1 (go-back-N), or packet 1 only.
+        const std::uint32_t ch = t.enqueue(0);
+        bool last = false;
+        for (int i = 0; i < 4; ++i) (void)t.take_packet(ch, Time::zero(), Time::zero(), last);
+        Packet nack;
+        nack.message = 0;
+        nack.kind = PacketKind::Nack;
+        nack.sequence = 1;
+        bool acked_all = false;
+        CHECK(t.on_control(nack, Time::zero(), acked_all) == ch);
+        std::vector<std::uint32_t> resent;
+        while (t.has_more(ch)) {
+            const Packet p = t.take_packet(ch, Time::zero(), Time::zero(), last);
+            if (p.kind == PacketKind::Data) resent.push_back(p.sequence);
+        }
+        CHECK(resent ==
+              (gbn ? std::vector<std::uint32_t>{1, 2, 3} : std::vector<std::uint32_t>{1}));
+        CHECK(t.counters().retransmitted_packets == resent.size());
+    }
 }

@@ -211,3 +211,30 @@ TEST_CASE("Dragonfly minimal routes cross exactly one global link", "[routing][d
     }
     CHECK(global == 1);
 }
+
+TEST_CASE("spraying to a go-back-N NIC takes at least 10 % longer than to an out-of-order NIC",
+          "[routing][transport]") {
+    const std::string work = trace_of("spray-nic", shift_permutation(1048576));
+    auto run_with = [&](const char* retransmission) {
+        const Run r = run_yaml(std::string("spray-") + retransmission, kFt2 + work,
+                               {Override{"network.routing", "spray"},
+                                Override{"network.retransmission", retransmission}});
+        REQUIRE(r.result.status == SimulationResult::Status::Completed);
+        CHECK(r.result.counters.payload_delivered == r.workload.total_bytes());
+        return r;
+    };
+    const Run ooo = run_with("selective-repeat");
+    const Run gbn = run_with("go-back-n");
+    CHECK(gbn.result.end_time.us() >= 1.1 * ooo.result.end_time.us());
+    // The go-back-N receiver discarded reordered packets and NACKed; the sender resent them.
+    CHECK(gbn.result.counters.discarded_out_of_order > 0);
+    CHECK(gbn.result.counters.nacks > 0);
+    CHECK(gbn.result.counters.retransmitted_packets > 0);
+    CHECK(ooo.result.counters.retransmitted_packets == 0);
+    // Per-flow ECMP keeps each flow in order: go-back-N costs nothing there.
+    const Run ecmp = run_yaml(
+        "ecmp-gbn", kFt2 + work,
+        {Override{"network.routing", "ecmp"}, Override{"network.retransmission", "go-back-n"}});
+    CHECK(ecmp.result.counters.retransmitted_packets == 0);
+    CHECK(ecmp.result.counters.acks > 0);
+}

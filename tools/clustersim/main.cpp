@@ -173,10 +173,10 @@ int cmd_run(const CommonOptions& o, std::optional<std::uint64_t> seed, const std
             fmt::print(
                 stderr,
                 "clustersim: the network stopped making progress at {:.3f} us with {} of {} "
-                "messages "
-                "unfinished ({} bytes dropped{}):\n",
+                "messages unfinished ({} bytes dropped; {} connections failed after {} "
+                "retransmission timeouts in a row):\n",
                 r.end_time.us(), unfinished, w.messages.size(), r.counters.payload_dropped,
-                r.counters.payload_dropped > 0 ? "; lossy mode does not retransmit yet" : "");
+                r.counters.connections_failed, cs::RdmaTransport::kRetryLimit + 1);
         std::cerr << cs::unfinished_report(w, r, 20);
         return kExitStalled;
     }

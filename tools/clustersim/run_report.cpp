@@ -198,6 +198,14 @@ Json run_results_json(const Scenario& s, const Topology& t, const Topology& simu
     net["bytes_in_flight"] = r.payload_in_flight;
     net["packets_dropped"] = r.counters.packets_dropped;
     net["pfc_pauses"] = 0;
+    net["bytes_redundant"] = r.counters.payload_redundant;
+    net["packets_retransmitted"] = r.counters.retransmitted_packets;
+    net["duplicate_packets"] = r.counters.duplicate_packets;
+    net["discarded_out_of_order"] = r.counters.discarded_out_of_order;
+    net["acks"] = r.counters.acks;
+    net["nacks"] = r.counters.nacks;
+    net["retransmit_timeouts"] = r.counters.timeouts;
+    net["connections_failed"] = r.counters.connections_failed;
     net["max_link_util"] = round_to(r.max_link_util, 1e-9);
     net["max_queue_bytes"] = r.max_queue_bytes;
     j["network"] = net;
@@ -231,6 +239,11 @@ std::string run_summary_table(const Json& j) {
                        j["bandwidth"]["busbw_GBps"].get<double>());
     out +=
         fmt::format("  {:<26}{:>16}\n", "bytes dropped", net["bytes_dropped"].get<std::uint64_t>());
+    if (net["acks"].get<std::uint64_t>() + net["nacks"].get<std::uint64_t>() > 0)
+        out += fmt::format("  {:<26}{:>16}{:>12}{:>12}\n", "resent pkts / NACKs / RTOs",
+                           net["packets_retransmitted"].get<std::uint64_t>(),
+                           net["nacks"].get<std::uint64_t>(),
+                           net["retransmit_timeouts"].get<std::uint64_t>());
     out += fmt::format("  {:<26}{:>15.1f}%\n", "max link utilisation",
                        100.0 * net["max_link_util"].get<double>());
     out +=

@@ -139,6 +139,9 @@ const std::vector<KeySpec>& schema() {
         choice("network.ecmp_hash", {"salted", "unsalted"}, {}, "salted", "ecmp: a hash salt per switch, or one hash everywhere (which polarises across tiers)"),
         choice("network.spray", {"random", "round-robin"}, {}, "random", "spray: a random candidate per packet, or the candidates in turn per switch"),
         integer("network.flowlet_gap_ns", 1, 1e12, "2000 (assumption: above the paths' delay spread at 400G)", "flowlet: idle gap after which a flow may take a new path"),
+        choice("network.retransmission", {"go-back-n", "selective-repeat"}, {}, "NIC preset (cx6: go-back-n; cx7, cx8: selective-repeat)", "a packet past a gap: discarded and NACKed, the sender resending from there; or placed out of order, only the missing packet resent. Go-back-N turns on ACKs"),
+        integer("network.ack_every", 1, 1e6, "NIC preset (8, assumption)", "ACK coalescing: one cumulative ACK per this many packets, and one for the last"),
+        number("network.retransmit_timeout_us", 1e-3, 1e9, "NIC preset (100, IRN's RTO)", "retransmission timer, from the last ACK progress; 7 expiries in a row fail the connection"),
         choice("network.ugal", {"local", "global"}, {}, "local", "ugal: compare the first hop's queues (UGAL-L) or every hop's (UGAL-G, an idealised global view)"),
         choice("network.adaptive", {"least-loaded", "two-choices"}, {}, "least-loaded", "adaptive: the candidate with the least queued bytes, or the less loaded of two random ones"),
         choice("network.congestion_control", known_names({"none", "dcqcn", "hpcc", "timely", "swift"}, names_of(congestion_controls())),
@@ -150,6 +153,7 @@ const std::vector<KeySpec>& schema() {
         integer("network.virtual_lanes", 1, 8, "what the topology needs (slimfly 2, dragonfly 3, else 1; twice that for valiant and ugal)",
                 "lanes per link; lane = switch-to-switch hops so far, which keeps minimal routing deadlock-free"),
         section("sim"),
+        choice("sim.completion", {"receiver", "sender-ack"}, {}, "receiver", "when a message is done: its last byte received (what DeepEP and NCCL wait for), or its last ACK back at the sender (htsim's completion time; turns on ACKs)"),
         number("sim.max_time_us", 1e-6, 1e12, "no limit", "simulated-time limit; reaching it ends the run with exit 3"),
         section("model"),
         text("model.name", "(required for moe)", "MoE model preset (models/data/moe_models.yaml): deepseek-v3, deepseek-v2, qwen3-235b-a22b, mixtral-8x22b"),
@@ -612,6 +616,11 @@ class Loader {
         n.flowlet_gap_ns = integer_or("network.flowlet_gap_ns", 2000);
         n.adaptive_two_choices = text_or("network.adaptive", "least-loaded") == "two-choices";
         n.ugal_global = text_or("network.ugal", "local") == "global";
+        n.go_back_n = text_or("network.retransmission",
+                              nic->go_back_n ? "go-back-n" : "selective-repeat") == "go-back-n";
+        n.ack_every = u32_or("network.ack_every", nic->ack_every);
+        n.retransmit_timeout_us =
+            number_or("network.retransmit_timeout_us", nic->retransmit_timeout_us);
         n.congestion_control = text_or("network.congestion_control", "none");
         n.extra_latency_us = number_or("network.extra_latency_us", 0);
         if (n.port_buffer_bytes < static_cast<std::uint64_t>(n.mtu_bytes) + n.header_bytes)
@@ -642,6 +651,7 @@ class Loader {
         w.senders = u32_or("workload.senders", 0);
         w.algorithm = text_or("workload.algorithm", "ring");
         s.sim.max_time_us = number_or("sim.max_time_us", 0);
+        s.sim.complete_on_ack = text_or("sim.completion", "receiver") == "sender-ack";
         fill_moe(s);
         s.network.virtual_lanes = u32_or("network.virtual_lanes", 0);
     }

@@ -71,6 +71,9 @@ struct Scenario {
         std::uint64_t flowlet_gap_ns = 2000;
         bool adaptive_two_choices = false;
         bool ugal_global = false;
+        bool go_back_n = false;  // network.retransmission (default: the NIC preset's)
+        std::uint32_t ack_every = 8;
+        double retransmit_timeout_us = 100;
         std::string congestion_control = "none";
         double extra_latency_us = 0;
         std::uint32_t virtual_lanes = 0;  // 0 = what the topology needs
@@ -118,6 +121,7 @@ struct Scenario {
 
     struct Sim {
         double max_time_us = 0;  // 0 = no limit
+        bool complete_on_ack = false;  // sim.completion: sender-ack
     } sim;
 
     std::map<std::string, SourcePosition> positions;

@@ -178,6 +178,11 @@ NetworkParams network_params(const Scenario& s, const Topology& fabric) {
         Time::from_ps(static_cast<std::int64_t>(s.network.flowlet_gap_ns) * 1000);
     p.routing.adaptive_two_choices = s.network.adaptive_two_choices;
     p.routing.ugal_global = s.network.ugal_global;
+    p.retransmission =
+        s.network.go_back_n ? Retransmission::GoBackN : Retransmission::SelectiveRepeat;
+    p.ack_every = s.network.ack_every;
+    p.retransmit_timeout = Time::from_us(s.network.retransmit_timeout_us);
+    p.complete_on_ack = s.sim.complete_on_ack;
     p.virtual_lanes = virtual_lanes(s, fabric);
     return p;
 }

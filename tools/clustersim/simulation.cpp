@@ -50,8 +50,8 @@ SimulationResult simulate(const Topology& topology, const ForwardingTables& rout
         r.status = SimulationResult::Status::TimeLimit;
     else
         r.status = SimulationResult::Status::Stalled;
-    r.payload_in_flight =
-        r.counters.payload_sent - r.counters.payload_delivered - r.counters.payload_dropped;
+    r.payload_in_flight = r.counters.payload_sent - r.counters.payload_delivered -
+                          r.counters.payload_dropped - r.counters.payload_redundant;
     r.peak_packets = net.peak_packets();
 
     const auto links = net.links();
