@@ -40,6 +40,11 @@ struct alignas(64) EgressPort {
     std::uint64_t buffer_bytes = 0;  // tail-drop limit in lossy mode
     std::uint64_t drops = 0;
 
+    bool paused = false;  // PFC: stopped by the far end's pause frame
+    Time paused_since;
+    Time paused_total;         // time spent paused
+    std::uint64_t pauses = 0;  // pause frames received
+
     RingBuffer<Packet>& lane(std::uint32_t vl) { return vl == 0 ? queue : upper_queues[vl - 1]; }
     const RingBuffer<Packet>& lane(std::uint32_t vl) const {
         return vl == 0 ? queue : upper_queues[vl - 1];

@@ -1,7 +1,10 @@
 #pragma once
 // The fabric's state at run time: links (rate, delay, packets in flight), egress ports (a FIFO
-// per virtual lane, a transmitter busy until a known time) and the lossless credits each port
-// holds for the buffer at the far end, or tail drop in lossy mode. It moves packets; which
+// per virtual lane, a transmitter busy until a known time) and how a full buffer is kept from
+// overflowing: the lossless credits each port holds for the buffer at the far end (InfiniBand),
+// priority flow control's pause frames from a fabric switch's shared buffer back to the port
+// feeding it (Ethernet; node-internal links keep credits, as PCIe and NVLink do), or tail drop
+// in lossy mode. It moves packets; which
 // port a packet takes (forwarding) and where packets come from (transport) are other parts.
 #include <algorithm>
 #include <cstdint>
@@ -21,6 +24,23 @@ struct FabricCounters {
     std::uint64_t packet_hops = 0;  // packets crossing one link
     std::uint64_t packets_dropped = 0;
     std::uint64_t payload_dropped = 0;
+    std::uint64_t pfc_pauses = 0;          // pause frames sent
+    std::uint64_t pfc_headroom_drops = 0;  // arrived past an ingress's headroom (not lossless)
+};
+
+/// PFC accounting of one fabric switch's ingress (the channel feeding it).
+struct PfcIngress {
+    std::int64_t bytes = 0;     // in the switch, arrived through this ingress
+    std::int64_t headroom = 0;  // reserved for what arrives while a pause travels
+    std::int64_t xoff_at = 0;   // bytes held when the pause was sent
+    std::uint32_t sw = kNone;   // the switch it feeds
+    bool xoff = false;          // a pause has been sent upstream
+};
+
+/// A fabric switch's shared buffer.
+struct SharedBuffer {
+    std::int64_t size = 0;  // bytes shared by its ingresses (headroom excluded)
+    std::int64_t used = 0;
 };
 
 class Fabric {
@@ -77,6 +97,10 @@ class Fabric {
     Packet arrive(std::uint32_t ch, NodeRef& to);
     /// Queues a packet at egress `out`; false when tail drop discards it (lossy mode).
     bool enqueue(std::uint32_t out, const Packet& p);
+    /// PFC frames reaching the port they act on. resume() returns true if the port may send.
+    void pause(std::uint32_t ch);
+    bool resume(std::uint32_t ch);
+    bool pfc() const { return params_.flow_control == FlowControl::Pfc; }
 
     std::span<const Link> links() const { return links_; }
     std::span<const EgressPort> ports() const { return ports_; }
@@ -89,12 +113,17 @@ class Fabric {
     std::vector<EgressPort> ports_;  // indexed by channel
     std::uint32_t first_endpoint_channel_ = 0;
     FabricCounters counters_;
+    std::vector<PfcIngress> pfc_;       // per channel into a fabric switch (PFC mode only)
+    std::vector<SharedBuffer> shared_;  // per switch (PFC mode only)
+    std::int64_t resume_gap_ = 0;       // XON this far below the XOFF threshold
+    void pfc_release(std::uint32_t in, std::uint32_t wire);
 };
 
 // The per-packet path, inline: it runs a few times per packet hop.
 
 inline bool Fabric::ready(std::uint32_t ch) {
     const EgressPort& port = ports_[ch];
+    if (port.paused) return false;  // the resume frame services it again
     if (sim_.now() < port.busy_until) {
         arm(ch, port.busy_until);
         return false;
@@ -153,14 +182,20 @@ inline Packet Fabric::pop_queued(std::uint32_t ch, std::uint32_t vl, std::uint32
 inline void Fabric::launch(std::uint32_t ch, Packet p, std::uint32_t wire, std::uint32_t vl,
                            Time tx_end) {
     if (p.credit_channel != kNone) {
-        // The packet leaves this switch's buffer: its space is credited back upstream.
-        EgressPort& up = ports_[p.credit_channel];
-        const Time at = sim_.now() + up.credit_delay;
-        up.returning.push_back(CreditReturn{at, wire, p.credit_vl});
-        if (up.waiting_for_credit) arm(p.credit_channel, at);
+        if (!pfc_.empty() && pfc_[p.credit_channel].sw != kNone) {
+            pfc_release(p.credit_channel, wire);  // leaves a shared buffer
+        } else {
+            // The packet leaves this switch's buffer: its space is credited back upstream.
+            EgressPort& up = ports_[p.credit_channel];
+            const Time at = sim_.now() + up.credit_delay;
+            up.returning.push_back(CreditReturn{at, wire, p.credit_vl});
+            if (up.waiting_for_credit) arm(p.credit_channel, at);
+        }
     }
     const EgressPort& port = ports_[ch];
-    p.credit_channel = port.unlimited_credits ? kNone : ch;
+    // The far end accounts for it: credits held, or its PFC ingress.
+    p.credit_channel =
+        !port.unlimited_credits || (!pfc_.empty() && pfc_[ch].sw != kNone) ? ch : kNone;
     p.credit_vl = static_cast<std::uint8_t>(vl);
     Link& link = links_[ch];
     if (link.fabric_hop) ++p.fabric_hops;
@@ -187,6 +222,29 @@ inline Packet Fabric::arrive(std::uint32_t ch, NodeRef& to) {
 inline bool Fabric::enqueue(std::uint32_t out, const Packet& p) {
     EgressPort& port = ports_[out];
     const std::uint32_t wire = wire_bytes(p);
+    if (!pfc_.empty() && p.credit_channel != kNone && pfc_[p.credit_channel].sw != kNone) {
+        // PFC ingress accounting: past the dynamic threshold, pause the port feeding it; what
+        // arrives while the pause travels fills the ingress's headroom.
+        PfcIngress& in = pfc_[p.credit_channel];
+        SharedBuffer& buf = shared_[in.sw];
+        if (in.xoff && in.bytes + wire > in.xoff_at + in.headroom) {
+            ++counters_.pfc_headroom_drops;
+            ++counters_.packets_dropped;
+            counters_.payload_dropped += p.payload_bytes;
+            return false;
+        }
+        in.bytes += wire;
+        buf.used += wire;
+        const auto free_bytes = std::max<std::int64_t>(0, buf.size - buf.used);
+        if (!in.xoff &&
+            static_cast<double>(in.bytes) >= params_.pfc_alpha * static_cast<double>(free_bytes)) {
+            in.xoff = true;
+            in.xoff_at = in.bytes;
+            ++counters_.pfc_pauses;
+            sim_.schedule(sim_.now() + ports_[p.credit_channel].credit_delay, p.credit_channel,
+                          kPfcPause);
+        }
+    }
     if (params_.flow_control == FlowControl::Lossy &&
         port.queued_bytes + wire > port.buffer_bytes) {
         ++port.drops;
@@ -201,6 +259,36 @@ inline bool Fabric::enqueue(std::uint32_t out, const Packet& p) {
     port.lane(vl).push_back(p);
     port.queued_bytes += wire;
     port.max_queue_bytes = std::max(port.max_queue_bytes, port.queued_bytes);
+    return true;
+}
+
+inline void Fabric::pfc_release(std::uint32_t ch, std::uint32_t wire) {
+    PfcIngress& in = pfc_[ch];
+    SharedBuffer& buf = shared_[in.sw];
+    in.bytes -= wire;
+    buf.used -= wire;
+    if (!in.xoff) return;
+    const auto free_bytes = std::max<std::int64_t>(0, buf.size - buf.used);
+    if (in.bytes == 0 || static_cast<double>(in.bytes + resume_gap_) <=
+                             params_.pfc_alpha * static_cast<double>(free_bytes)) {
+        in.xoff = false;
+        sim_.schedule(sim_.now() + ports_[ch].credit_delay, ch, kPfcResume);
+    }
+}
+
+inline void Fabric::pause(std::uint32_t ch) {
+    EgressPort& port = ports_[ch];
+    ++port.pauses;
+    if (port.paused) return;
+    port.paused = true;
+    port.paused_since = sim_.now();
+}
+
+inline bool Fabric::resume(std::uint32_t ch) {
+    EgressPort& port = ports_[ch];
+    if (!port.paused) return false;
+    port.paused = false;
+    port.paused_total = port.paused_total + (sim_.now() - port.paused_since);
     return true;
 }
 

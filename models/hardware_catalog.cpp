@@ -56,6 +56,7 @@ const HardwareCatalog& HardwareCatalog::builtin() {
                 throw std::logic_error("switch preset " + p.name + ": unknown forwarding mode");
             p.cut_through = mode == "cut-through";
             p.routing = n["routing"].as<std::string>();
+            p.flow_control = n["flow_control"].as<std::string>();
             if (!c.link_layers_.count(p.link_layer))
                 throw std::logic_error("switch preset " + p.name + " names unknown link layer");
             c.switches_[p.name] = p;

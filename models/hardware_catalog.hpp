@@ -28,6 +28,7 @@ struct SwitchPreset {
     std::string link_layer;
     bool cut_through = false;  // forwarding: cut-through | store-and-forward
     std::string routing;       // default routing policy (network.routing)
+    std::string flow_control;  // default: credit (InfiniBand) or pfc (Ethernet)
 };
 
 struct NicPreset {

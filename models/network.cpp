@@ -41,6 +41,12 @@ void Network::handle(const Event& e) {
         case kComputeDone:
             dag_.compute_done(e.target);
             break;
+        case kPfcPause:
+            fabric_.pause(e.target);
+            break;
+        case kPfcResume:
+            if (fabric_.resume(e.target) && fabric_.idle(e.target)) service_port(e.target);
+            break;
         case kRetransmitTimer: {
             Time next;
             const std::uint32_t ch = transport_.on_timer(e.target, sim_.now(), next);
@@ -165,6 +171,8 @@ NetworkCounters Network::counters() const {
     c.payload_sent = t.payload_sent;
     c.payload_delivered = t.payload_delivered;
     c.payload_dropped = f.payload_dropped;
+    c.pfc_pauses = f.pfc_pauses;
+    c.pfc_headroom_drops = f.pfc_headroom_drops;
     c.packets_sent = t.packets_sent;
     c.packets_dropped = f.packets_dropped;
     c.duplicate_packets = t.duplicate_packets;

@@ -31,10 +31,11 @@ struct NetworkCounters {
     std::uint64_t packets_dropped = 0;
     std::uint64_t duplicate_packets = 0;  // delivered again (retransmissions)
     std::uint64_t retransmitted_packets = 0;
-    std::uint64_t payload_redundant = 0;  // delivered again, or discarded past a gap
+    std::uint64_t payload_redundant = 0;       // delivered again, or discarded past a gap
     std::uint64_t discarded_out_of_order = 0;  // go-back-N receivers, past a gap
     std::uint64_t acks = 0, nacks = 0, timeouts = 0, connections_failed = 0;
-    std::uint64_t packet_hops = 0;        // packets crossing one link
+    std::uint64_t pfc_pauses = 0, pfc_headroom_drops = 0;  // pause frames sent; lossless breaches
+    std::uint64_t packet_hops = 0;                         // packets crossing one link
     std::uint64_t messages_finished = 0;
     std::uint64_t computes_finished = 0;
 };

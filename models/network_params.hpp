@@ -7,7 +7,7 @@
 
 namespace clustersim {
 
-enum class FlowControl : std::uint8_t { Credit, Lossy };
+enum class FlowControl : std::uint8_t { Credit, Pfc, Lossy };
 
 /// How a receiving NIC treats a packet that arrives past a gap, and so what the sender resends.
 enum class Retransmission : std::uint8_t {
@@ -28,9 +28,13 @@ struct NetworkParams {
     // sender's last ACK. Otherwise no ACK is simulated: on a lossless fabric they carry nothing
     // a run needs (the reverse-path bytes they cost, ~1-2 %, are left out).
     Retransmission retransmission = Retransmission::SelectiveRepeat;
-    bool complete_on_ack = false;     // sim.completion: sender-ack (htsim's completion time)
-    std::uint32_t ack_every = 8;      // ACK coalescing: one per this many packets (and the last)
+    bool complete_on_ack = false;  // sim.completion: sender-ack (htsim's completion time)
+    std::uint32_t ack_every = 8;   // ACK coalescing: one per this many packets (and the last)
     Time retransmit_timeout = Time::from_us(100);
+    // PFC (shared-buffer switches): an ingress pauses its upstream port when it holds more than
+    // pfc_alpha x the switch's free shared buffer (dynamic thresholds), resumes two packets
+    // below that; each ingress keeps headroom for what arrives while the pause travels.
+    double pfc_alpha = 1.0;
     bool reliable() const {
         return flow_control == FlowControl::Lossy || retransmission == Retransmission::GoBackN ||
                complete_on_ack;
@@ -47,6 +51,8 @@ enum NetworkEvent : std::uint32_t {
     kMessageDone,      // DAG: a message is complete after its extra latency (target: message)
     kComputeDone,      // DAG: the running compute task of a GPU ends (target: GPU)
     kRetransmitTimer,  // transport: a message's retransmission timer may expire (target: message)
+    kPfcPause,         // fabric: a PFC pause frame reaches the port it stops (target: channel)
+    kPfcResume,        // fabric: the resume frame reaches it (target: channel)
 };
 
 }  // namespace clustersim

@@ -250,6 +250,7 @@ std::uint32_t RdmaTransport::on_timer(std::uint32_t m, Time now, Time& next) {
         o.timer = false;
         return kNone;
     }
+    // A fixed timer, as RC NICs run it (no exponential backoff; IRN's RTO is fixed too).
     const Time due = o.last_progress + params_.retransmit_timeout;
     if (now < due) {
         next = due;

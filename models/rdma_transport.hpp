@@ -8,8 +8,8 @@
 // message is one: the receiver ACKs cumulatively every ack_every packets and NACKs a gap (a
 // go-back-N NIC discards what arrives past it, a selective-repeat NIC places it); the sender
 // resends from the NACKed packet (go-back-N) or just that packet (selective repeat), and after
-// a timeout without progress from its last ACK, giving up after kRetryLimit timeouts in a row
-// (the InfiniBand retry count). ACKs and NACKs are packets: they queue, cross links and can be
+// a fixed timeout without progress from its last ACK, giving up after kRetryLimit + 1 expiries
+// in a row (the InfiniBand retry count; the work request then fails with a retry error). ACKs and NACKs are packets: they queue, cross links and can be
 // dropped like data. CNPs and the congestion-control window will live here too.
 #include <algorithm>
 #include <cstdint>
@@ -38,8 +38,8 @@ struct TransportCounters {
     std::uint64_t payload_delivered = 0;  // message bytes that reached their destination
     std::uint64_t packets_sent = 0;
     std::uint64_t packets_delivered = 0;
-    std::uint64_t duplicate_packets = 0;  // received again (retransmissions): not counted twice
-    std::uint64_t payload_redundant = 0;  // bytes of duplicates and of discarded packets
+    std::uint64_t duplicate_packets = 0;      // received again (retransmissions): not counted twice
+    std::uint64_t payload_redundant = 0;      // bytes of duplicates and of discarded packets
     std::uint64_t retransmitted_packets = 0;  // data packets sent again
     std::uint64_t discarded_out_of_order = 0;  // dropped by go-back-N receivers past a gap
     std::uint64_t acks = 0, nacks = 0;         // control packets sent

@@ -20,6 +20,12 @@ class DataRate {
     constexpr std::int64_t bps() const { return bps_; }
     constexpr double gbps() const { return static_cast<double>(bps_) * 1e-9; }
     constexpr double gigabytes_per_s() const { return static_cast<double>(bps_) / 8e9; }
+    /// Whole bytes sent in `t` at this rate (rounded up: a byte begun counts).
+    constexpr std::int64_t bytes_in(Time t) const {
+        const uint128 bits = static_cast<uint128>(t.ps()) * static_cast<uint128>(bps_);
+        constexpr uint128 kBitsPerBytePs = static_cast<uint128>(8) * 1'000'000'000'000ULL;
+        return static_cast<std::int64_t>((bits + kBitsPerBytePs - 1) / kBitsPerBytePs);
+    }
     constexpr auto operator<=>(const DataRate&) const = default;
 
   private:

@@ -170,13 +170,12 @@ int cmd_run(const CommonOptions& o, std::optional<std::uint64_t> seed, const std
                 "clustersim: sim.max_time_us ({} us) reached with {} of {} messages unfinished:\n",
                 s.sim.max_time_us, unfinished, w.messages.size());
         else
-            fmt::print(
-                stderr,
-                "clustersim: the network stopped making progress at {:.3f} us with {} of {} "
-                "messages unfinished ({} bytes dropped; {} connections failed after {} "
-                "retransmission timeouts in a row):\n",
-                r.end_time.us(), unfinished, w.messages.size(), r.counters.payload_dropped,
-                r.counters.connections_failed, cs::RdmaTransport::kRetryLimit + 1);
+            fmt::print(stderr,
+                       "clustersim: the network stopped making progress at {:.3f} us with {} of {} "
+                       "messages unfinished ({} bytes dropped; {} connections failed after {} "
+                       "retransmission timeouts in a row):\n",
+                       r.end_time.us(), unfinished, w.messages.size(), r.counters.payload_dropped,
+                       r.counters.connections_failed, cs::RdmaTransport::kRetryLimit + 1);
         std::cerr << cs::unfinished_report(w, r, 20);
         return kExitStalled;
     }

@@ -197,7 +197,10 @@ Json run_results_json(const Scenario& s, const Topology& t, const Topology& simu
     net["bytes_dropped"] = r.counters.payload_dropped;
     net["bytes_in_flight"] = r.payload_in_flight;
     net["packets_dropped"] = r.counters.packets_dropped;
-    net["pfc_pauses"] = 0;
+    net["pfc_pauses"] = r.counters.pfc_pauses;
+    net["pfc_paused_us"] = r.pfc_paused.us();
+    net["pfc_paused_max_port_us"] = r.pfc_paused_max.us();
+    net["pfc_headroom_drops"] = r.counters.pfc_headroom_drops;
     net["bytes_redundant"] = r.counters.payload_redundant;
     net["packets_retransmitted"] = r.counters.retransmitted_packets;
     net["duplicate_packets"] = r.counters.duplicate_packets;
@@ -239,6 +242,11 @@ std::string run_summary_table(const Json& j) {
                        j["bandwidth"]["busbw_GBps"].get<double>());
     out +=
         fmt::format("  {:<26}{:>16}\n", "bytes dropped", net["bytes_dropped"].get<std::uint64_t>());
+    if (net["pfc_pauses"].get<std::uint64_t>() > 0)
+        out +=
+            fmt::format("  {:<26}{:>16}{:>12.1f}{:>12.1f}\n", "PFC pauses / us / max port",
+                        net["pfc_pauses"].get<std::uint64_t>(), net["pfc_paused_us"].get<double>(),
+                        net["pfc_paused_max_port_us"].get<double>());
     if (net["acks"].get<std::uint64_t>() + net["nacks"].get<std::uint64_t>() > 0)
         out += fmt::format("  {:<26}{:>16}{:>12}{:>12}\n", "resent pkts / NACKs / RTOs",
                            net["packets_retransmitted"].get<std::uint64_t>(),

@@ -132,8 +132,9 @@ const std::vector<KeySpec>& schema() {
                 "buffer per switch port (credit pool per input when lossless; tail-drop limit when lossy)"),
         integer("network.mtu_bytes", 1, 1048576, "link-layer preset", "payload bytes per packet"),
         integer("network.header_bytes", 0, 65536, "link-layer preset", "bytes added to every packet on the wire"),
-        choice("network.flow_control", {"credit", "lossy", "pfc"}, {"credit", "lossy"}, "credit",
-               "lossless credits (InfiniBand) or tail drop"),
+        choice("network.flow_control", {"credit", "lossy", "pfc"}, {"credit", "lossy", "pfc"}, "switch preset (credit for InfiniBand, pfc for Ethernet)",
+               "lossless credits (InfiniBand), priority flow control from shared buffers (Ethernet), or tail drop with retransmission"),
+        number("network.pfc_alpha", 1e-3, 1e3, "1 (assumption)", "pfc: an ingress pauses its upstream port when it holds more than alpha x the switch's free shared buffer (dynamic thresholds, as shared-buffer ASICs set them)"),
         choice("network.routing", known_names({"static", "ecmp", "adaptive", "spray", "flowlet", "valiant", "ugal"}, names_of(routing_policies())),
                names_of(routing_policies()), "switch preset (static for InfiniBand, ecmp for Ethernet)", "path choice among a switch's candidate outputs (models/routing_policy.cpp)"),
         choice("network.ecmp_hash", {"salted", "unsalted"}, {}, "salted", "ecmp: a hash salt per switch, or one hash everywhere (which polarises across tiers)"),
@@ -599,8 +600,11 @@ class Loader {
         n.port_buffer_bytes = integer_or("network.port_buffer_bytes", sw->port_buffer_bytes);
         n.mtu_bytes = u32_or("network.mtu_bytes", ll->mtu_bytes);
         n.header_bytes = u32_or("network.header_bytes", ll->header_bytes);
-        n.flow_control = text_or("network.flow_control", "credit") == "lossy" ? FlowControl::Lossy
-                                                                              : FlowControl::Credit;
+        const std::string fc = text_or("network.flow_control", sw->flow_control);
+        n.flow_control = fc == "lossy" ? FlowControl::Lossy
+                         : fc == "pfc" ? FlowControl::Pfc
+                                       : FlowControl::Credit;
+        n.pfc_alpha = number_or("network.pfc_alpha", 1.0);
         n.cut_through =
             text_or("network.forwarding", sw->cut_through ? "cut-through" : "store-and-forward") ==
             "cut-through";

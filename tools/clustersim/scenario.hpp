@@ -72,6 +72,7 @@ struct Scenario {
         bool adaptive_two_choices = false;
         bool ugal_global = false;
         bool go_back_n = false;  // network.retransmission (default: the NIC preset's)
+        double pfc_alpha = 1.0;
         std::uint32_t ack_every = 8;
         double retransmit_timeout_us = 100;
         std::string congestion_control = "none";
@@ -120,7 +121,7 @@ struct Scenario {
     } model;
 
     struct Sim {
-        double max_time_us = 0;  // 0 = no limit
+        double max_time_us = 0;        // 0 = no limit
         bool complete_on_ack = false;  // sim.completion: sender-ack
     } sim;
 

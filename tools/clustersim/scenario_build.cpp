@@ -183,6 +183,7 @@ NetworkParams network_params(const Scenario& s, const Topology& fabric) {
     p.ack_every = s.network.ack_every;
     p.retransmit_timeout = Time::from_us(s.network.retransmit_timeout_us);
     p.complete_on_ack = s.sim.complete_on_ack;
+    p.pfc_alpha = s.network.pfc_alpha;
     p.virtual_lanes = virtual_lanes(s, fabric);
     return p;
 }

@@ -66,6 +66,12 @@ SimulationResult simulate(const Topology& topology, const ForwardingTables& rout
             cap > 0 ? static_cast<double>(links[c].bytes_carried) * 8.0 / cap : 0.0;
         r.max_link_util = std::max(r.max_link_util, r.channels[c].utilisation);
         r.max_queue_bytes = std::max(r.max_queue_bytes, ports[c].max_queue_bytes);
+        r.channels[c].pauses = ports[c].pauses;
+        r.channels[c].paused =
+            ports[c].paused_total +
+            (ports[c].paused ? r.end_time - ports[c].paused_since : Time::zero());
+        r.pfc_paused = r.pfc_paused + r.channels[c].paused;
+        r.pfc_paused_max = std::max(r.pfc_paused_max, r.channels[c].paused);
     }
     return r;
 }

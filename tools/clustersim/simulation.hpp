@@ -16,8 +16,10 @@ struct SimulationOptions {
 };
 
 struct ChannelUsage {
-    std::uint64_t bytes = 0;  // wire bytes carried
-    double utilisation = 0;   // of the run's duration
+    std::uint64_t bytes = 0;   // wire bytes carried
+    double utilisation = 0;    // of the run's duration
+    std::uint64_t pauses = 0;  // PFC pause frames received
+    Time paused;               // time its port spent paused
 };
 
 struct SimulationResult {
@@ -32,6 +34,8 @@ struct SimulationResult {
     std::vector<ChannelUsage> channels;
     double max_link_util = 0;
     std::uint64_t max_queue_bytes = 0;
+    Time pfc_paused;      // over every port
+    Time pfc_paused_max;  // the port paused longest
     std::uint64_t payload_in_flight = 0;
     std::size_t peak_packets = 0;  // packets alive at once, at most
 };
