@@ -9,8 +9,9 @@
 // go-back-N NIC discards what arrives past it, a selective-repeat NIC places it); the sender
 // resends from the NACKed packet (go-back-N) or just that packet (selective repeat), and after
 // a fixed timeout without progress from its last ACK, giving up after kRetryLimit + 1 expiries
-// in a row (the InfiniBand retry count; the work request then fails with a retry error). ACKs and NACKs are packets: they queue, cross links and can be
-// dropped like data. CNPs and the congestion-control window will live here too.
+// in a row (the InfiniBand retry count; the work request then fails with a retry error). ACKs
+// and NACKs are packets: they queue, cross links and can be dropped like data. CNPs and the
+// congestion-control window will live here too.
 #include <algorithm>
 #include <cstdint>
 #include <span>
