@@ -20,7 +20,7 @@ struct NodeSpec {
     DataRate local_rate = DataRate::from_gigabytes_per_s(3000);  // GPU memory to its own hub
     std::uint64_t buffer_bytes = 1 << 20;                        // per port of the node's switches
     bool pxn = false;
-    bool nic_spray = false;  // several network ports: spray packets (else bond by flow hash)
+    bool nic_spray = false;      // several network ports: spray packets (else bond by flow hash)
     Time rdma_message_overhead;  // per message, issue included
     Time rdma_issue;             // serial per sender
     Time scale_up_message_overhead;
