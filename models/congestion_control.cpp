@@ -6,6 +6,10 @@ namespace clustersim {
 namespace {
 constexpr std::array kControls = {
     CongestionControlInfo{"none", "senders pace at line rate; only flow control holds them back"},
+    CongestionControlInfo{"dcqcn",
+                          "RoCE's rate control: ECN marks at switch queues, CNPs from the "
+                          "receiver, rate cut by alpha / 2 and timer/byte-counter recovery "
+                          "(Zhu et al., SIGCOMM 2015; models/dcqcn.hpp)"},
 };
 }  // namespace
 

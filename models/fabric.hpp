@@ -16,6 +16,7 @@
 #include "models/network_params.hpp"
 #include "models/node_layout.hpp"
 #include "models/port_graph.hpp"
+#include "sim/random.hpp"
 #include "sim/simulator.hpp"
 
 namespace clustersim {
@@ -26,6 +27,7 @@ struct FabricCounters {
     std::uint64_t payload_dropped = 0;
     std::uint64_t pfc_pauses = 0;          // pause frames sent
     std::uint64_t pfc_headroom_drops = 0;  // arrived past an ingress's headroom (not lossless)
+    std::uint64_t ecn_marks = 0;           // packets marked congestion experienced
 };
 
 /// PFC accounting of one fabric switch's ingress (the channel feeding it).
@@ -256,6 +258,29 @@ inline bool Fabric::enqueue(std::uint32_t out, const Packet& p) {
     const std::uint32_t vl = links_[out].fabric_hop
                                  ? std::min<std::uint32_t>(p.fabric_hops, params_.virtual_lanes - 1)
                                  : 0;
+    if (params_.ecn() && (p.flags & Packet::kEcnCapable) &&
+        port.queued_bytes > params_.ecn_kmin_bytes) {
+        // RED on the egress queue as the packet joins it; the draw is a hash of the packet and
+        // the port, so runs repeat.
+        bool mark = port.queued_bytes >= params_.ecn_kmax_bytes;
+        if (!mark) {
+            const double prob =
+                params_.ecn_pmax * static_cast<double>(port.queued_bytes - params_.ecn_kmin_bytes) /
+                static_cast<double>(params_.ecn_kmax_bytes - params_.ecn_kmin_bytes);
+            const std::uint64_t h =
+                mix64((std::uint64_t{p.message} << 32 | p.sequence) ^ (std::uint64_t{out} << 7));
+            mark = static_cast<double>(h >> 11) * 0x1.0p-53 < prob;
+        }
+        if (mark) {
+            Packet marked = p;
+            marked.flags |= Packet::kCongestionExperienced;
+            ++counters_.ecn_marks;
+            port.lane(vl).push_back(marked);
+            port.queued_bytes += wire;
+            port.max_queue_bytes = std::max(port.max_queue_bytes, port.queued_bytes);
+            return true;
+        }
+    }
     port.lane(vl).push_back(p);
     port.queued_bytes += wire;
     port.max_queue_bytes = std::max(port.max_queue_bytes, port.queued_bytes);

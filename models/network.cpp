@@ -14,7 +14,8 @@ Network::Network(Simulator& sim, const PortGraph& graph, const ForwardingTables&
       forwarding_(graph, routes, params, layout, fabric_.ports()),
       transport_(graph, workload, params, layout),
       dag_(sim, workload, graph.endpoint_count()),
-      reliable_(params.reliable()) {}
+      reliable_(params.reliable()),
+      paced_(params.congestion_control != CongestionControl::None) {}
 
 void Network::handle(const Event& e) {
     switch (e.kind) {
@@ -65,6 +66,13 @@ void Network::service_port(std::uint32_t ch) {
     const bool from_sender = fabric_.is_endpoint_channel(ch);
     std::uint32_t wire = 0, vl = 0;
     if (from_sender) {
+        if (paced_) {
+            Time at;
+            if (!transport_.select_eligible(ch, sim_.now(), at)) {
+                if (at != Time::never()) fabric_.arm(ch, at);
+                return;
+            }
+        }
         wire = transport_.next_wire_bytes(ch);
         if (wire == 0) return;
         if (!fabric_.has_credit(ch, 0, wire)) wire = 0;
@@ -112,7 +120,7 @@ void Network::on_link_arrival(std::uint32_t ch) {
     --packets_live_;
     bool done = false;
     if (p.kind == PacketKind::Data) {
-        const Delivery d = transport_.receive(p);
+        const Delivery d = transport_.receive(p, sim_.now());
         if (d.reply_channel != kNone && fabric_.idle(d.reply_channel))
             service_port(d.reply_channel);
         done = d.completes && !params_.complete_on_ack;
@@ -173,6 +181,8 @@ NetworkCounters Network::counters() const {
     c.payload_dropped = f.payload_dropped;
     c.pfc_pauses = f.pfc_pauses;
     c.pfc_headroom_drops = f.pfc_headroom_drops;
+    c.ecn_marks = f.ecn_marks;
+    c.cnps = t.cnps;
     c.packets_sent = t.packets_sent;
     c.packets_dropped = f.packets_dropped;
     c.duplicate_packets = t.duplicate_packets;

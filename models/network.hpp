@@ -35,7 +35,8 @@ struct NetworkCounters {
     std::uint64_t discarded_out_of_order = 0;  // go-back-N receivers, past a gap
     std::uint64_t acks = 0, nacks = 0, timeouts = 0, connections_failed = 0;
     std::uint64_t pfc_pauses = 0, pfc_headroom_drops = 0;  // pause frames sent; lossless breaches
-    std::uint64_t packet_hops = 0;                         // packets crossing one link
+    std::uint64_t ecn_marks = 0, cnps = 0;
+    std::uint64_t packet_hops = 0;  // packets crossing one link
     std::uint64_t messages_finished = 0;
     std::uint64_t computes_finished = 0;
 };
@@ -86,6 +87,7 @@ class Network {
     std::size_t packets_live_ = 0, packets_peak_ = 0;
     std::uint64_t messages_finished_ = 0;
     bool reliable_ = false;  // ACKs, NACKs and retransmission timers run
+    bool paced_ = false;     // congestion control paces the senders
 };
 
 }  // namespace clustersim

@@ -2,12 +2,15 @@
 // Run-time parameters of the packet network shared by its parts.
 #include <cstdint>
 
+#include "models/dcqcn.hpp"
 #include "models/routing_policy.hpp"
 #include "sim/time.hpp"
 
 namespace clustersim {
 
 enum class FlowControl : std::uint8_t { Credit, Pfc, Lossy };
+
+enum class CongestionControl : std::uint8_t { None, Dcqcn };
 
 /// How a receiving NIC treats a packet that arrives past a gap, and so what the sender resends.
 enum class Retransmission : std::uint8_t {
@@ -35,6 +38,13 @@ struct NetworkParams {
     // pfc_alpha x the switch's free shared buffer (dynamic thresholds), resumes two packets
     // below that; each ingress keeps headroom for what arrives while the pause travels.
     double pfc_alpha = 1.0;
+    // Congestion control at the sending NIC, and the ECN marking it reacts to (RED on each
+    // egress queue: no mark below kmin, probability rising to pmax at kmax, always above).
+    CongestionControl congestion_control = CongestionControl::None;
+    DcqcnParams dcqcn;
+    std::uint64_t ecn_kmin_bytes = 100'000, ecn_kmax_bytes = 400'000;
+    double ecn_pmax = 0.2;
+    bool ecn() const { return congestion_control == CongestionControl::Dcqcn; }
     bool reliable() const {
         return flow_control == FlowControl::Lossy || retransmission == Retransmission::GoBackN ||
                complete_on_ack;

@@ -9,7 +9,7 @@ namespace clustersim {
 
 RdmaTransport::RdmaTransport(const PortGraph& graph, const Workload& workload,
                              const NetworkParams& params, const NodeLayout* layout)
-    : graph_(graph), workload_(workload), params_(params), layout_(layout) {
+    : graph_(graph), workload_(workload), params_(params), layout_(layout), dcqcn_(params.dcqcn) {
     if (params_.mtu_bytes == 0) throw std::invalid_argument("mtu_bytes must be positive");
     const auto channels = graph.channels();
     const std::uint32_t endpoints = graph.endpoint_count();
@@ -36,6 +36,13 @@ RdmaTransport::RdmaTransport(const PortGraph& graph, const Workload& workload,
     state_.resize(workload.messages.size());
     receivers_.resize(workload.messages.size());
     if (params_.reliable()) outgoing_.resize(workload.messages.size());
+    if (params_.congestion_control != CongestionControl::None) {
+        paced_.resize(workload.messages.size());
+        line_bps_.resize(workload.messages.size());
+        for (std::uint32_t m = 0; m < workload.messages.size(); ++m)
+            if (channel_of_endpoint_[workload.messages[m].src] != kNone)
+                line_bps_[m] = static_cast<double>(channels[sender_channel(m)].rate.bps());
+    }
     entropy_.resize(workload.messages.size());
     for (std::size_t m = 0; m < workload.messages.size(); ++m) {
         const auto& spec = workload.messages[m];
@@ -88,12 +95,21 @@ void shift_down_one(std::vector<std::uint64_t>& bits) {
 
 }  // namespace
 
-Delivery RdmaTransport::receive(const Packet& p) {
+Delivery RdmaTransport::receive(const Packet& p, Time now) {
     const std::uint32_t m = p.message;
     Receiver& r = receivers_[m];
     const bool reliable = !outgoing_.empty();
     const std::uint32_t total = packets_of(m);
     Delivery d;
+    if (!paced_.empty() && (p.flags & Packet::kCongestionExperienced)) {
+        // The notification point: one CNP per queue pair per cnp_interval at most.
+        Time& last = paced_[m].last_cnp;
+        if (last == Time::never() || now - last >= params_.dcqcn.cnp_interval) {
+            last = now;
+            ++counters_.cnps;
+            d.reply_channel = reply(m, PacketKind::Cnp, 0);
+        }
+    }
     auto duplicate = [&] {
         ++counters_.duplicate_packets;
         counters_.payload_redundant += p.payload_bytes;
@@ -217,6 +233,10 @@ Packet RdmaTransport::take_reliable(Sender& nic, std::uint32_t m, Packet p, Time
 std::uint32_t RdmaTransport::on_control(const Packet& p, Time now, bool& acked_all) {
     acked_all = false;
     const std::uint32_t m = p.message;
+    if (p.kind == PacketKind::Cnp) {  // the reaction point cuts its rate
+        dcqcn_.on_cnp(paced_[m].dcqcn, now, line_bps_[m]);
+        return kNone;
+    }
     Outgoing& o = outgoing_[m];
     const std::uint32_t total = packets_of(m);
     if (p.sequence > o.acked) {  // cumulative: everything below is in (a NACK says so too)
@@ -233,6 +253,39 @@ std::uint32_t RdmaTransport::on_control(const Packet& p, Time now, bool& acked_a
         o.resend = p.sequence;
     reactivate(m);
     return sender_channel(m);
+}
+
+void RdmaTransport::pace(std::uint32_t m, Packet& p, Time now) {
+    Paced& q = paced_[m];
+    const double bps = dcqcn_.rate(q.dcqcn, now, line_bps_[m]);
+    const std::uint64_t wire = p.payload_bytes + params_.header_bytes;
+    dcqcn_.sent(q.dcqcn, wire, line_bps_[m]);
+    // The next packet of this queue pair leaves one packet time at the current rate later;
+    // at line rate that is when the transmitter frees anyway.
+    const double ps = static_cast<double>(wire) * 8e12 / bps;
+    q.next_send = now + Time::from_ps(static_cast<std::int64_t>(ps));
+    p.flags |= Packet::kEcnCapable;
+}
+
+bool RdmaTransport::select_eligible(std::uint32_t ch, Time now, Time& at) {
+    Sender& nic = sender_of(ch);
+    at = Time::never();
+    if (!nic.control.empty()) return true;
+    const std::size_t n = nic.active.size();
+    if (n == 0) return false;
+    if (paced_.empty()) return true;
+    // Round-robin from the message in turn: the first one whose pacing allows it now.
+    const std::size_t start = nic.next < n ? nic.next : 0;
+    for (std::size_t k = 0; k < n; ++k) {
+        const std::size_t i = (start + k) % n;
+        const Time t = paced_[nic.active[i]].next_send;
+        if (t <= now) {
+            nic.next = i;
+            return true;
+        }
+        at = std::min(at, t);
+    }
+    return false;
 }
 
 bool RdmaTransport::arm_timer(std::uint32_t m, Time now) {

@@ -46,6 +46,7 @@ struct TransportCounters {
     std::uint64_t acks = 0, nacks = 0;         // control packets sent
     std::uint64_t timeouts = 0;                // retransmission timers that expired
     std::uint64_t connections_failed = 0;      // gave up after kRetryLimit timeouts in a row
+    std::uint64_t cnps = 0;                    // congestion notifications sent by receivers
 };
 
 /// What a data packet's arrival did at its receiver.
@@ -79,7 +80,10 @@ class RdmaTransport {
     }
 
     /// A data packet reached its destination endpoint.
-    Delivery receive(const Packet& p);
+    Delivery receive(const Packet& p, Time now = Time::zero());
+    /// With congestion control: makes the sender at `ch` point at a message allowed to send
+    /// now (true), or says when the first one will be (`at`; never if none is waiting).
+    bool select_eligible(std::uint32_t ch, Time now, Time& at);
     /// An ACK or NACK reached the sender: the channel to service (kNone if none); `acked_all`
     /// when it acknowledges the message's last packet for the first time.
     std::uint32_t on_control(const Packet& p, Time now, bool& acked_all);
@@ -142,6 +146,16 @@ class RdmaTransport {
     std::vector<MessageState> state_;
     std::vector<Receiver> receivers_;  // per message
     std::vector<Outgoing> outgoing_;   // per message (reliable connections only)
+    // Congestion control, per message (queue pair): pacing and the algorithm's state.
+    struct Paced {
+        DcqcnState dcqcn;
+        Time next_send;                 // the sender may send its next packet from then
+        Time last_cnp = Time::never();  // receiver side: the last CNP it sent
+    };
+    std::vector<Paced> paced_;
+    Dcqcn dcqcn_;
+    std::vector<double> line_bps_;  // per message: its sender channel's rate
+    void pace(std::uint32_t m, Packet& p, Time now);
     TransportCounters counters_;
 };
 
@@ -184,7 +198,12 @@ inline Packet RdmaTransport::take_packet(std::uint32_t ch, Time now, Time tx_end
     p.payload_bytes = payload;
     p.entropy = entropy_[m];
     p.sequence = static_cast<std::uint32_t>(st.bytes_segmented / params_.mtu_bytes);
-    if (!outgoing_.empty()) return take_reliable(nic, m, p, now, tx_end, sent_all);
+    if (!outgoing_.empty()) {
+        p = take_reliable(nic, m, p, now, tx_end, sent_all);
+        if (!paced_.empty()) pace(m, p, now);
+        return p;
+    }
+    if (!paced_.empty()) pace(m, p, now);
     if (st.bytes_segmented == 0) st.first_sent = now;
     st.bytes_segmented += payload;
     counters_.payload_sent += payload;

@@ -201,6 +201,8 @@ Json run_results_json(const Scenario& s, const Topology& t, const Topology& simu
     net["pfc_paused_us"] = r.pfc_paused.us();
     net["pfc_paused_max_port_us"] = r.pfc_paused_max.us();
     net["pfc_headroom_drops"] = r.counters.pfc_headroom_drops;
+    net["ecn_marks"] = r.counters.ecn_marks;
+    net["cnps"] = r.counters.cnps;
     net["bytes_redundant"] = r.counters.payload_redundant;
     net["packets_retransmitted"] = r.counters.retransmitted_packets;
     net["duplicate_packets"] = r.counters.duplicate_packets;
@@ -247,6 +249,9 @@ std::string run_summary_table(const Json& j) {
             fmt::format("  {:<26}{:>16}{:>12.1f}{:>12.1f}\n", "PFC pauses / us / max port",
                         net["pfc_pauses"].get<std::uint64_t>(), net["pfc_paused_us"].get<double>(),
                         net["pfc_paused_max_port_us"].get<double>());
+    if (net["ecn_marks"].get<std::uint64_t>() + net["cnps"].get<std::uint64_t>() > 0)
+        out += fmt::format("  {:<26}{:>16}{:>12}\n", "ECN marks / CNPs",
+                           net["ecn_marks"].get<std::uint64_t>(), net["cnps"].get<std::uint64_t>());
     if (net["acks"].get<std::uint64_t>() + net["nacks"].get<std::uint64_t>() > 0)
         out += fmt::format("  {:<26}{:>16}{:>12}{:>12}\n", "resent pkts / NACKs / RTOs",
                            net["packets_retransmitted"].get<std::uint64_t>(),

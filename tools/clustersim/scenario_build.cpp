@@ -184,6 +184,18 @@ NetworkParams network_params(const Scenario& s, const Topology& fabric) {
     p.retransmit_timeout = Time::from_us(s.network.retransmit_timeout_us);
     p.complete_on_ack = s.sim.complete_on_ack;
     p.pfc_alpha = s.network.pfc_alpha;
+    const auto& n = s.network;
+    p.congestion_control =
+        n.congestion_control == "dcqcn" ? CongestionControl::Dcqcn : CongestionControl::None;
+    p.ecn_kmin_bytes = n.ecn_kmin_bytes;
+    p.ecn_kmax_bytes = n.ecn_kmax_bytes;
+    p.ecn_pmax = n.ecn_pmax;
+    p.dcqcn.ai_bps = n.dcqcn_ai_mbps * 1e6;
+    p.dcqcn.hai_bps = n.dcqcn_hai_mbps * 1e6;
+    p.dcqcn.increase_period = p.dcqcn.alpha_period = Time::from_us(n.dcqcn_timer_us);
+    p.dcqcn.byte_counter = n.dcqcn_byte_counter_bytes;
+    p.dcqcn.g = n.dcqcn_g;
+    p.dcqcn.cnp_interval = Time::from_us(n.dcqcn_cnp_interval_us);
     p.virtual_lanes = virtual_lanes(s, fabric);
     return p;
 }

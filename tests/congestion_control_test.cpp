@@ -1,0 +1,82 @@
+#include <catch2/catch.hpp>
+
+#include "support.hpp"
+
+using namespace clustersim;
+using namespace clustersim::test;
+
+// Congestion control: DCQCN's reaction to ECN marks on a shared bottleneck.
+
+namespace {
+
+// Bytes each message has received by `t`, running the network up to there.
+struct Stepper {
+    const TestFabric f;
+    Workload w;
+    Simulator sim;
+    Network net;
+    Stepper(const FatTreeTwoLayerParams& fp, Workload work, const NetworkParams& p)
+        : f(fp), w(std::move(work)), net(sim, f.topology.graph, f.routes, w, p) {
+        net.start();
+    }
+    // The deepest egress queue now (the bottleneck's: the two flows may share a spine link or
+    // meet only at the last hop, as ECMP placed them).
+    std::uint64_t deepest_queue() const {
+        std::uint64_t q = 0;
+        for (const auto& port : net.ports()) q = std::max(q, port.queued_bytes);
+        return q;
+    }
+    std::vector<std::uint64_t> received_by(Time t) {
+        sim.run(net, t);
+        std::vector<std::uint64_t> out;
+        for (const auto& m : net.messages()) out.push_back(m.bytes_received);
+        return out;
+    }
+};
+
+}  // namespace
+
+TEST_CASE("two DCQCN flows through one bottleneck converge to within 10 % of fair share",
+          "[cc][dcqcn]") {
+    // NICs 0 and 1 (one leaf) send to NIC 2 (the other leaf): its downlink is the bottleneck.
+    // Flow A runs alone at line rate for 0.5 ms, then flow B joins.
+    Workload w;
+    w.add_message(MessageSpec{.src = 0, .dst = 2, .bytes = 4'000'000'000, .start = Time::zero()});
+    w.add_message(
+        MessageSpec{.src = 1, .dst = 2, .bytes = 4'000'000'000, .start = Time::from_us(500)});
+    NetworkParams p = ib_params();
+    p.congestion_control = CongestionControl::Dcqcn;
+    const Workload without_cc = w;
+    Stepper s(small_ft2(4, 4), std::move(w), p);
+    const auto before = s.received_by(Time::from_us(500));
+    CHECK(before[0] > 0);
+    CHECK(before[1] == 0);
+    // After 20 ms of sharing, the rates over the next 2 ms, and the bottleneck's queue.
+    const auto a = s.received_by(Time::from_us(20'500));
+    std::uint64_t queue = 0;
+    for (std::int64_t t = 20'550; t <= 22'500; t += 50) {
+        (void)s.received_by(Time::from_us(static_cast<double>(t)));
+        queue = std::max(queue, s.deepest_queue());
+    }
+    const auto b = s.received_by(Time::from_us(22'500));
+    const double ra = static_cast<double>(b[0] - a[0]), rb = static_cast<double>(b[1] - a[1]);
+    const double fair = (ra + rb) / 2;
+    INFO("flow A " << ra / 2e-3 * 8e-9 << " Gb/s, flow B " << rb / 2e-3 * 8e-9 << " Gb/s");
+    CHECK(std::abs(ra - fair) <= 0.1 * fair);
+    CHECK(std::abs(rb - fair) <= 0.1 * fair);
+    // The bottleneck stays busy: together they use at least 90 % of its payload rate.
+    CHECK((ra + rb) / 2e-3 >= 0.9 * 400e9 / 8 * 4096 / (4096 + 26));
+    CHECK(s.net.counters().cnps > 0);
+    CHECK(s.net.counters().ecn_marks > 0);
+    // DCQCN holds the queue near the marking band; without it the credits fill the buffers.
+    Stepper plain(small_ft2(4, 4), without_cc, ib_params());
+    (void)plain.received_by(Time::from_us(20'500));
+    std::uint64_t full = 0;
+    for (std::int64_t t = 20'550; t <= 22'500; t += 50) {
+        (void)plain.received_by(Time::from_us(static_cast<double>(t)));
+        full = std::max(full, plain.deepest_queue());
+    }
+    INFO("queue with DCQCN " << queue << " B, without " << full << " B");
+    CHECK(queue <= p.ecn_kmax_bytes);
+    CHECK(full > 2 * p.ecn_kmax_bytes);
+}
