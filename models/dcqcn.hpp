@@ -1,13 +1,22 @@
 #pragma once
 // DCQCN, the rate-based congestion control of RoCE NICs (Zhu et al., "Congestion Control for
-// Large-Scale RDMA Deployments", SIGCOMM 2015, section 3 and Fig. 6-7). Switches mark ECN past
-// a RED threshold; the receiving NIC sends at most one CNP per queue pair per cnp_interval;
-// the sending NIC (reaction point) then cuts its current rate Rc by alpha / 2 and remembers the
-// old one as its target Rt; alpha tracks how often CNPs come (alpha = (1 - g) alpha + g on a
-// CNP, (1 - g) alpha every alpha_period without one). The rate recovers on a timer and a byte
-// counter: F steps of fast recovery (Rc = (Rt + Rc) / 2), then additive increase (Rt += R_AI)
-// once either has passed F, hyper increase (Rt += i R_HAI) once both have. Timers are applied
-// lazily when the rate is next needed, which is what periodic timers would have done by then.
+// Large-Scale RDMA Deployments", SIGCOMM 2015, section 3), as ConnectX firmware runs it.
+// Switches mark ECN past a RED threshold; the receiving NIC sends at most one CNP per queue
+// pair per cnp_interval; the sending NIC (reaction point) cuts its current rate Rc by
+// alpha / 2 (at most once per reduce_period, by at most max_cut) and alpha tracks how often
+// CNPs come (alpha = (1 - g) alpha + g on a CNP, (1 - g) alpha every alpha_period). The rate
+// recovers on a timer and a byte counter: F steps of fast recovery (Rc = (Rt + Rc) / 2), then
+// additive increase (Rt += R_AI) once either counter has passed F, hyper increase
+// (Rt += i R_HAI) once both have. The target Rt is set to Rc on a CNP only when the timer has
+// raised the rate since the last cut (firmware's clamp_tgt_rate = 0,
+// clamp_tgt_rate_after_time_inc = 1): set on every CNP, as the paper's pseudo-code does, Rt
+// collapses with Rc under repeated CNPs and recovery takes milliseconds at 400 Gb/s.
+// Defaults are NVIDIA's firmware defaults (DCQCN CC Parameters, NVIDIA DOCA and MLNX_OFED
+// documentation): dce_tcp_g 1019/1024, dce_tcp_rtt 1 us, initial_alpha_value 1023/1024,
+// rate_reduce_monitor_period 4 us, rpg_min_dec_fac 50 %, rpg_min_rate 1 Mb/s,
+// rpg_time_reset 300 us, rpg_byte_reset 32767 B, rpg_threshold 1, rpg_ai_rate 5 Mb/s,
+// rpg_hai_rate 50 Mb/s, min_time_between_cnps 4 us. Timers are applied lazily when the rate is
+// next needed, which is what periodic timers would have done by then.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -17,24 +26,49 @@
 namespace clustersim {
 
 struct DcqcnParams {
-    double g = 1.0 / 256;                      // alpha gain (paper)
-    Time alpha_period = Time::from_us(55);     // K (paper)
-    Time increase_period = Time::from_us(55);  // T, the rate-increase timer (paper)
-    std::uint64_t byte_counter = 10'000'000;   // B, bytes per increase step (paper: 10 MB)
-    std::uint32_t fast_recovery_steps = 5;     // F (paper)
-    double ai_bps = 40e6;                      // R_AI (paper, at 40 Gb/s)
-    double hai_bps = 400e6;                    // R_HAI (assumption: 10 x R_AI)
-    double min_bps = 10e6;                     // floor of Rc (assumption)
-    Time cnp_interval = Time::from_us(50);     // N, per queue pair at the receiver (paper)
+    double g = 5.0 / 1024;                      // alpha gain: 1 - dce_tcp_g / 1024
+    Time alpha_period = Time::from_us(1);       // dce_tcp_rtt
+    double initial_alpha = 1023.0 / 1024;       // initial_alpha_value
+    Time reduce_period = Time::from_us(4);      // rate_reduce_monitor_period
+    double max_cut = 0.5;                       // rpg_min_dec_fac: Rc never below half per cut
+    Time increase_period = Time::from_us(300);  // rpg_time_reset
+    std::uint64_t byte_counter = 32767;         // rpg_byte_reset
+    std::uint32_t fast_recovery_steps = 1;      // rpg_threshold (F)
+    double ai_bps = 5e6;                        // rpg_ai_rate
+    double hai_bps = 50e6;                      // rpg_hai_rate
+    double min_bps = 1e6;                       // rpg_min_rate
+    Time cnp_interval = Time::from_us(4);       // min_time_between_cnps, per queue pair
+    bool clamp_target = false;  // clamp_tgt_rate: Rt = Rc on every CNP (the paper's pseudo-code)
+
+    /// The SIGCOMM 2015 paper's parameters (40G era).
+    static DcqcnParams paper() {
+        DcqcnParams p;
+        p.g = 1.0 / 256;
+        p.alpha_period = Time::from_us(55);
+        p.initial_alpha = 1.0;
+        p.reduce_period = Time::zero();
+        p.max_cut = 0.0;
+        p.increase_period = Time::from_us(55);
+        p.byte_counter = 10'000'000;
+        p.fast_recovery_steps = 5;
+        p.ai_bps = 40e6;
+        p.hai_bps = 400e6;  // assumption: 10 x R_AI
+        p.min_bps = 10e6;   // assumption
+        p.cnp_interval = Time::from_us(50);
+        p.clamp_target = true;
+        return p;
+    }
 };
 
 struct DcqcnState {
     double rc_bps = 0, rt_bps = 0;  // current and target rate (0: not yet started)
-    double alpha = 1.0;             // the paper's initial value
-    Time last_alpha, last_tick;     // when the alpha and increase timers last fired
+    double alpha = 1.0;
+    Time last_alpha, last_tick;  // when the alpha and increase timers last fired
+    Time last_cut = Time::never();
     std::uint64_t bytes_since_step = 0;
     std::uint32_t timer_steps = 0, byte_steps = 0;
-    bool cut = false;  // rate below line since a CNP: the increase timers run
+    bool cut = false;           // below line rate since a CNP: the increase timers run
+    bool timer_raised = false;  // the timer has raised the rate since the last cut
 };
 
 /// The algorithm, over per-queue-pair state; `line_bps` is the sender's line rate.
@@ -45,16 +79,17 @@ class Dcqcn {
     /// The rate to pace the next packet at, after the timers that have expired by `now`.
     double rate(DcqcnState& s, Time now, double line_bps) const {
         if (s.rc_bps == 0) start(s, now, line_bps);
-        if (!s.cut) return s.rc_bps;
         const std::int64_t alpha_n = (now - s.last_alpha).ps() / p_.alpha_period.ps();
         if (alpha_n > 0) {
             s.alpha *= std::pow(1.0 - p_.g, static_cast<double>(alpha_n));
             s.last_alpha = s.last_alpha + Time::from_ps(alpha_n * p_.alpha_period.ps());
         }
+        if (!s.cut) return s.rc_bps;
         std::int64_t ticks = (now - s.last_tick).ps() / p_.increase_period.ps();
         s.last_tick = s.last_tick + Time::from_ps(ticks * p_.increase_period.ps());
         for (; ticks > 0 && s.cut; --ticks) {
             ++s.timer_steps;
+            s.timer_raised = true;
             increase(s, line_bps);
         }
         return s.rc_bps;
@@ -72,19 +107,23 @@ class Dcqcn {
     /// A CNP reached the sender.
     void on_cnp(DcqcnState& s, Time now, double line_bps) const {
         (void)rate(s, now, line_bps);  // timers up to now first
-        s.rt_bps = s.rc_bps;
-        s.rc_bps = std::max(p_.min_bps, s.rc_bps * (1.0 - s.alpha / 2));
         s.alpha = (1.0 - p_.g) * s.alpha + p_.g;
+        if (s.last_cut != Time::never() && now - s.last_cut < p_.reduce_period) return;
+        if (!s.cut || s.timer_raised || p_.clamp_target) s.rt_bps = s.rc_bps;
+        s.last_cut = now;
+        s.rc_bps = std::max({p_.min_bps, s.rc_bps * (1.0 - s.alpha / 2), s.rc_bps * p_.max_cut});
         s.timer_steps = s.byte_steps = 0;
         s.bytes_since_step = 0;
-        s.last_tick = s.last_alpha = now;
+        s.last_tick = now;
         s.cut = true;
+        s.timer_raised = false;
     }
     const DcqcnParams& params() const { return p_; }
 
   private:
-    static void start(DcqcnState& s, Time now, double line_bps) {
+    void start(DcqcnState& s, Time now, double line_bps) const {
         s.rc_bps = s.rt_bps = line_bps;
+        s.alpha = p_.initial_alpha;
         s.last_alpha = s.last_tick = now;
     }
     void increase(DcqcnState& s, double line_bps) const {
@@ -98,7 +137,7 @@ class Dcqcn {
         // (fast recovery: the target stays)
         s.rt_bps = std::min(s.rt_bps, line_bps);
         s.rc_bps = std::min(line_bps, (s.rt_bps + s.rc_bps) / 2);
-        if (s.rc_bps >= line_bps * 0.9999) {  // back at line rate: the timers stop
+        if (s.rc_bps >= line_bps * 0.9999) {  // back at line rate: the increase timers stop
             s.rc_bps = s.rt_bps = line_bps;
             s.cut = false;
         }

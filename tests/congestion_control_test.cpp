@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
 #include "support.hpp"
 
 using namespace clustersim;
@@ -36,8 +38,10 @@ struct Stepper {
 
 }  // namespace
 
-TEST_CASE("two DCQCN flows through one bottleneck converge to within 10 % of fair share",
-          "[cc][dcqcn]") {
+TEST_CASE(
+    "two DCQCN flows (the paper's parameters) through one bottleneck converge to within "
+    "10 % of fair share and hold the queue near the marking band",
+    "[cc][dcqcn]") {
     // NICs 0 and 1 (one leaf) send to NIC 2 (the other leaf): its downlink is the bottleneck.
     // Flow A runs alone at line rate for 0.5 ms, then flow B joins.
     Workload w;
@@ -46,6 +50,7 @@ TEST_CASE("two DCQCN flows through one bottleneck converge to within 10 % of fai
         MessageSpec{.src = 1, .dst = 2, .bytes = 4'000'000'000, .start = Time::from_us(500)});
     NetworkParams p = ib_params();
     p.congestion_control = CongestionControl::Dcqcn;
+    p.dcqcn = DcqcnParams::paper();
     const Workload without_cc = w;
     Stepper s(small_ft2(4, 4), std::move(w), p);
     const auto before = s.received_by(Time::from_us(500));
@@ -79,4 +84,34 @@ TEST_CASE("two DCQCN flows through one bottleneck converge to within 10 % of fai
     INFO("queue with DCQCN " << queue << " B, without " << full << " B");
     CHECK(queue <= p.ecn_kmax_bytes);
     CHECK(full > 2 * p.ecn_kmax_bytes);
+}
+
+TEST_CASE("DCQCN's reaction point follows the firmware's rules", "[cc][dcqcn]") {
+    const DcqcnParams p;  // NVIDIA firmware defaults
+    const Dcqcn d(p);
+    const double line = 400e9;
+    DcqcnState s;
+    CHECK(d.rate(s, Time::zero(), line) == line);
+    // First CNP: Rt keeps the line rate, Rc drops by alpha / 2 (alpha starts near 1, then gains g).
+    d.on_cnp(s, Time::from_us(10), line);
+    const double alpha = (1 - p.g) * std::pow(1 - p.g, 10) * p.initial_alpha + p.g;
+    CHECK(s.rt_bps == line);
+    CHECK(s.rc_bps == Approx(line * std::max(1 - alpha / 2, p.max_cut)));
+    // A second CNP within rate_reduce_monitor_period cuts nothing (alpha still rises).
+    const double rc = s.rc_bps;
+    d.on_cnp(s, Time::from_us(12), line);
+    CHECK(s.rc_bps == rc);
+    // Bytes sent: one byte-counter step of fast recovery halves the gap to Rt; the next is
+    // additive (Rt grows by R_AI) -- no timer step yet, so a CNP now leaves Rt where it is.
+    d.sent(s, p.byte_counter, line);
+    CHECK(s.rc_bps == Approx((line + rc) / 2));
+    d.on_cnp(s, Time::from_us(20), line);
+    CHECK(s.rt_bps == line);
+    // After a timer step, the next CNP sets Rt to the current rate.
+    const double before = d.rate(s, Time::from_us(20) + p.increase_period, line);
+    d.on_cnp(s, Time::from_us(20) + p.increase_period, line);
+    CHECK(s.rt_bps == Approx(before));
+    // Cuts never go below half the current rate, nor below the floor.
+    for (int i = 0; i < 200; ++i) d.on_cnp(s, Time::from_us(400 + 5 * i), line);
+    CHECK(s.rc_bps >= p.min_bps);
 }

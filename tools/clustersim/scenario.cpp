@@ -150,12 +150,12 @@ const std::vector<KeySpec>& schema() {
         integer("network.ecn_kmin_bytes", 0, 1e12, "100000 (assumption, see docs/network-model.md)", "ECN (RED): no mark while the egress queue holds fewer bytes"),
         integer("network.ecn_kmax_bytes", 1, 1e12, "400000 (assumption)", "ECN: always mark from this queue depth"),
         number("network.ecn_pmax", 0, 1, "0.2 (assumption)", "ECN: marking probability at ecn_kmax_bytes, rising linearly from ecn_kmin_bytes"),
-        number("network.dcqcn_ai_mbps", 0, 1e6, "40 (DCQCN paper)", "dcqcn: additive increase of the target rate per step"),
-        number("network.dcqcn_hai_mbps", 0, 1e6, "400 (assumption: 10 x AI)", "dcqcn: hyper increase per step"),
-        number("network.dcqcn_timer_us", 1e-3, 1e6, "55 (DCQCN paper)", "dcqcn: rate-increase timer, and alpha's decay period"),
-        integer("network.dcqcn_byte_counter_bytes", 1, 1e12, "10000000 (DCQCN paper)", "dcqcn: bytes sent per rate-increase step"),
-        number("network.dcqcn_g", 1e-6, 1, "1/256 (DCQCN paper)", "dcqcn: alpha's gain"),
-        number("network.dcqcn_cnp_interval_us", 0, 1e6, "50 (DCQCN paper)", "dcqcn: a receiver sends at most one CNP per queue pair per interval"),
+        number("network.dcqcn_ai_mbps", 0, 1e6, "5 (ConnectX rpg_ai_rate)", "dcqcn: additive increase of the target rate per step"),
+        number("network.dcqcn_hai_mbps", 0, 1e6, "50 (ConnectX rpg_hai_rate)", "dcqcn: hyper increase per step"),
+        number("network.dcqcn_timer_us", 1e-3, 1e6, "300 (ConnectX rpg_time_reset)", "dcqcn: rate-increase timer"),
+        integer("network.dcqcn_byte_counter_bytes", 1, 1e12, "32767 (ConnectX rpg_byte_reset)", "dcqcn: bytes sent per rate-increase step"),
+        number("network.dcqcn_g", 1e-6, 1, "5/1024 (ConnectX dce_tcp_g)", "dcqcn: alpha's gain"),
+        number("network.dcqcn_cnp_interval_us", 0, 1e6, "4 (ConnectX min_time_between_cnps)", "dcqcn: a receiver sends at most one CNP per queue pair per interval"),
         choice("network.forwarding", {"cut-through", "store-and-forward"}, {}, "switch preset",
                "fabric switches forward once the header is in (cut-through; falls back to store-and-forward "
                "into a faster output) or once the whole packet is in; node-internal stages store and forward"),
@@ -644,12 +644,12 @@ class Loader {
                             "ecn_kmax_bytes)",
                             n.ecn_kmax_bytes, n.ecn_kmin_bytes));
         n.ecn_pmax = number_or("network.ecn_pmax", 0.2);
-        n.dcqcn_ai_mbps = number_or("network.dcqcn_ai_mbps", 40);
-        n.dcqcn_hai_mbps = number_or("network.dcqcn_hai_mbps", 400);
-        n.dcqcn_timer_us = number_or("network.dcqcn_timer_us", 55);
-        n.dcqcn_byte_counter_bytes = integer_or("network.dcqcn_byte_counter_bytes", 10000000);
-        n.dcqcn_g = number_or("network.dcqcn_g", 1.0 / 256);
-        n.dcqcn_cnp_interval_us = number_or("network.dcqcn_cnp_interval_us", 50);
+        n.dcqcn_ai_mbps = number_or("network.dcqcn_ai_mbps", 5);
+        n.dcqcn_hai_mbps = number_or("network.dcqcn_hai_mbps", 50);
+        n.dcqcn_timer_us = number_or("network.dcqcn_timer_us", 300);
+        n.dcqcn_byte_counter_bytes = integer_or("network.dcqcn_byte_counter_bytes", 32767);
+        n.dcqcn_g = number_or("network.dcqcn_g", 5.0 / 1024);
+        n.dcqcn_cnp_interval_us = number_or("network.dcqcn_cnp_interval_us", 4);
         n.extra_latency_us = number_or("network.extra_latency_us", 0);
         if (n.port_buffer_bytes < static_cast<std::uint64_t>(n.mtu_bytes) + n.header_bytes)
             throw s.error_at(

@@ -75,9 +75,9 @@ struct Scenario {
         double pfc_alpha = 1.0;
         std::uint64_t ecn_kmin_bytes = 100000, ecn_kmax_bytes = 400000;
         double ecn_pmax = 0.2;
-        double dcqcn_ai_mbps = 40, dcqcn_hai_mbps = 400, dcqcn_timer_us = 55;
-        std::uint64_t dcqcn_byte_counter_bytes = 10000000;
-        double dcqcn_g = 1.0 / 256, dcqcn_cnp_interval_us = 50;
+        double dcqcn_ai_mbps = 5, dcqcn_hai_mbps = 50, dcqcn_timer_us = 300;
+        std::uint64_t dcqcn_byte_counter_bytes = 32767;
+        double dcqcn_g = 5.0 / 1024, dcqcn_cnp_interval_us = 4;
         std::uint32_t ack_every = 8;
         double retransmit_timeout_us = 100;
         std::string congestion_control = "none";

@@ -192,7 +192,7 @@ NetworkParams network_params(const Scenario& s, const Topology& fabric) {
     p.ecn_pmax = n.ecn_pmax;
     p.dcqcn.ai_bps = n.dcqcn_ai_mbps * 1e6;
     p.dcqcn.hai_bps = n.dcqcn_hai_mbps * 1e6;
-    p.dcqcn.increase_period = p.dcqcn.alpha_period = Time::from_us(n.dcqcn_timer_us);
+    p.dcqcn.increase_period = Time::from_us(n.dcqcn_timer_us);
     p.dcqcn.byte_counter = n.dcqcn_byte_counter_bytes;
     p.dcqcn.g = n.dcqcn_g;
     p.dcqcn.cnp_interval = Time::from_us(n.dcqcn_cnp_interval_us);
