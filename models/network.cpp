@@ -42,6 +42,9 @@ void Network::handle(const Event& e) {
         case kComputeDone:
             dag_.compute_done(e.target);
             break;
+        case kSample:
+            sample();
+            break;
         case kPfcPause:
             fabric_.pause(e.target);
             break;
@@ -163,6 +166,21 @@ void Network::start_message(std::uint32_t m) {
 void Network::make_eligible(std::uint32_t m) {
     const std::uint32_t ch = transport_.enqueue(m);
     if (fabric_.idle(ch)) service_port(ch);
+}
+
+void Network::sample() {
+    // Nothing else pending: the run is over (or stalled); sampling must not keep it alive.
+    if (sim_.pending() == 0) return;
+    const auto ports = fabric_.ports();
+    for (std::uint32_t c = 0; c < ports.size(); ++c) {
+        if (ports[c].queued_bytes == 0 && !ports[c].paused) continue;
+        if (samples_.size() >= params_.sample_rows) {
+            samples_truncated_ = true;
+            return;
+        }
+        samples_.push_back(QueueSample{sim_.now(), c, ports[c].queued_bytes, ports[c].paused});
+    }
+    sim_.schedule(sim_.now() + params_.sample_period, 0, kSample);
 }
 
 void Network::finish_message(std::uint32_t m) {

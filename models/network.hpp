@@ -23,6 +23,14 @@
 
 namespace clustersim {
 
+/// One sampled egress port: its queue (and whether PFC holds it) at a moment.
+struct QueueSample {
+    Time at;
+    std::uint32_t channel = 0;
+    std::uint64_t queued_bytes = 0;
+    bool paused = false;
+};
+
 struct NetworkCounters {
     std::uint64_t payload_sent = 0;       // message bytes put on the wire by senders
     std::uint64_t payload_delivered = 0;  // message bytes that reached their destination
@@ -49,8 +57,13 @@ class Network {
             const Workload& workload, const NetworkParams& params,
             const NodeLayout* layout = nullptr);
 
-    /// Schedules every task that has a start time.
-    void start() { dag_.start(); }
+    /// Schedules every task that has a start time (and the first queue sample).
+    void start() {
+        dag_.start();
+        if (params_.sample_period > Time::zero()) sim_.schedule(params_.sample_period, 0, kSample);
+    }
+    std::span<const QueueSample> queue_samples() const { return samples_; }
+    bool samples_truncated() const { return samples_truncated_; }
     void handle(const Event& e);
 
     bool all_finished() const {
@@ -88,6 +101,9 @@ class Network {
     std::uint64_t messages_finished_ = 0;
     bool reliable_ = false;  // ACKs, NACKs and retransmission timers run
     bool paced_ = false;     // congestion control paces the senders
+    std::vector<QueueSample> samples_;
+    bool samples_truncated_ = false;
+    void sample();
 };
 
 }  // namespace clustersim

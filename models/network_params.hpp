@@ -45,6 +45,10 @@ struct NetworkParams {
     std::uint64_t ecn_kmin_bytes = 100'000, ecn_kmax_bytes = 400'000;
     double ecn_pmax = 0.2;
     bool ecn() const { return congestion_control == CongestionControl::Dcqcn; }
+    // Observability: every sample_period (zero: never) each egress port with a queue or a
+    // pause is recorded, up to sample_rows rows.
+    Time sample_period;
+    std::uint64_t sample_rows = 1'000'000;
     bool reliable() const {
         return flow_control == FlowControl::Lossy || retransmission == Retransmission::GoBackN ||
                complete_on_ack;
@@ -63,6 +67,7 @@ enum NetworkEvent : std::uint32_t {
     kRetransmitTimer,  // transport: a message's retransmission timer may expire (target: message)
     kPfcPause,         // fabric: a PFC pause frame reaches the port it stops (target: channel)
     kPfcResume,        // fabric: the resume frame reaches it (target: channel)
+    kSample,           // observability: record the ports' queues (target: unused)
 };
 
 }  // namespace clustersim

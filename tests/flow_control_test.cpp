@@ -69,3 +69,35 @@ TEST_CASE("PFC pauses block a victim flow that shares a paused port with an inca
     const double alone = victim_us("alone", csv_workload("hol-alone", "23,100,262144,1000\n"));
     CHECK(blocked > 5 * alone);
 }
+
+TEST_CASE("queue sampling records the congested ports over time and never keeps a run alive",
+          "[flow-control][observability]") {
+    const std::string incast =
+        "workload: {kind: incast, message_bytes: 256KiB, destination: 0, senders: 64}\n";
+    const Run r = run_yaml("sampled-incast", kEthernet + incast, {Override{"sim.sample_us", "5"}});
+    REQUIRE(r.result.status == SimulationResult::Status::Completed);
+    REQUIRE(!r.result.queue_samples.empty());
+    std::uint64_t deepest = 0;
+    bool paused = false;
+    Time last;
+    for (const QueueSample& q : r.result.queue_samples) {
+        CHECK(q.at >= last);  // in time order, every 5 us
+        CHECK(q.at.ps() % Time::from_us(5).ps() == 0);
+        last = q.at;
+        deepest = std::max(deepest, q.queued_bytes);
+        paused |= q.paused;
+    }
+    CHECK(deepest <= r.result.max_queue_bytes);
+    CHECK(deepest > 1'000'000);  // the incast's last hop
+    CHECK(paused);
+    CHECK(last <= r.result.end_time);
+    // A run that deadlocks still ends (stalled) with sampling on.
+    const Run stuck = run_yaml("sampled-deadlock",
+                               "cluster: {node: none}\n"
+                               "topology: {kind: dragonfly, switch_radix: 8, group_switches: 4, "
+                               "endpoints_per_switch: 2, global_links: 2, groups: 9}\n"
+                               "network: {port_buffer_bytes: 16KiB, virtual_lanes: 1}\n"
+                               "workload: {kind: alltoall, message_bytes: 64KiB}\n",
+                               {Override{"sim.sample_us", "5"}});
+    CHECK(stuck.result.status == SimulationResult::Status::Stalled);
+}

@@ -156,6 +156,9 @@ int cmd_run(const CommonOptions& o, std::optional<std::uint64_t> seed, const std
     if (!out_dir.empty()) {
         const std::filesystem::path dir(out_dir);
         cs::write_file_atomically((dir / "messages.csv").string(), cs::messages_csv(w, r));
+        if (s.sim.sample_us > 0)
+            cs::write_file_atomically((dir / "queues.csv").string(),
+                                      cs::queues_csv(fabric.simulated().graph, r));
         cs::write_file_atomically((dir / "results.json").string(), j.dump(2) + "\n");
     }
     if (o.json)

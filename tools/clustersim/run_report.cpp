@@ -202,6 +202,11 @@ Json run_results_json(const Scenario& s, const Topology& t, const Topology& simu
     net["pfc_paused_max_port_us"] = r.pfc_paused_max.us();
     net["pfc_headroom_drops"] = r.counters.pfc_headroom_drops;
     net["ecn_marks"] = r.counters.ecn_marks;
+    if (s.sim.sample_us > 0)
+        j["samples"] = {{"period_us", s.sim.sample_us},
+                        {"rows", r.queue_samples.size()},
+                        {"truncated", r.samples_truncated},
+                        {"file", "queues.csv"}};
     net["cnps"] = r.counters.cnps;
     net["bytes_redundant"] = r.counters.payload_redundant;
     net["packets_retransmitted"] = r.counters.retransmitted_packets;
@@ -296,6 +301,19 @@ std::string run_summary_table(const Json& j) {
     out += fmt::format("  {:<26}{:>16}\n", "events", sim["events"].get<std::uint64_t>());
     out += fmt::format("  {:<26}{:>16.3g}   ({:.2f} s wall)\n", "events/s",
                        sim["events_per_s"].get<double>(), sim["wall_s"].get<double>());
+    return out;
+}
+
+std::string queues_csv(const PortGraph& graph, const SimulationResult& r) {
+    std::string out = "time_us,channel,from,to,queued_bytes,paused\n";
+    const auto channels = graph.channels();
+    auto node = [](NodeRef n) {
+        return fmt::format("{}{}", n.kind == NodeKind::Switch ? "switch:" : "endpoint:", n.index);
+    };
+    for (const QueueSample& q : r.queue_samples)
+        out += fmt::format("{:.6f},{},{},{},{},{}\n", q.at.us(), q.channel,
+                           node(channels[q.channel].from), node(channels[q.channel].to),
+                           q.queued_bytes, q.paused ? 1 : 0);
     return out;
 }
 

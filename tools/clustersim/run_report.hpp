@@ -20,6 +20,9 @@ Json run_results_json(const Scenario& s, const Topology& t, const Topology& simu
                       std::uint32_t endpoints, const Workload& w, const SimulationResult& r);
 std::string run_summary_table(const Json& results);
 std::string messages_csv(const Workload& w, const SimulationResult& r);
+/// The sampled egress queues (sim.sample_us): time_us, channel, its two ends, queued bytes,
+/// whether PFC held the port.
+std::string queues_csv(const PortGraph& graph, const SimulationResult& r);
 /// One line per unfinished message (at most `limit`), for the exit-3 report.
 std::string unfinished_report(const Workload& w, const SimulationResult& r, std::size_t limit);
 

@@ -165,6 +165,8 @@ const std::vector<KeySpec>& schema() {
         section("sim"),
         choice("sim.completion", {"receiver", "sender-ack"}, {}, "receiver", "when a message is done: its last byte received (what DeepEP and NCCL wait for), or its last ACK back at the sender (htsim's completion time; turns on ACKs)"),
         number("sim.max_time_us", 1e-6, 1e12, "no limit", "simulated-time limit; reaching it ends the run with exit 3"),
+        number("sim.sample_us", 0, 1e9, "0 (off)", "every this many us, record each egress queue that holds bytes or is paused (queues.csv under --out)"),
+        integer("sim.sample_rows", 1, 1e8, "1000000", "at most this many queue samples (results.json samples.truncated says if reached)"),
         section("model"),
         text("model.name", "(required for moe)", "MoE model preset (models/data/moe_models.yaml): deepseek-v3, deepseek-v2, qwen3-235b-a22b, mixtral-8x22b"),
         integer("model.hidden", 1, 1e6, "preset", "hidden size (elements per token)"),
@@ -679,6 +681,8 @@ class Loader {
         w.senders = u32_or("workload.senders", 0);
         w.algorithm = text_or("workload.algorithm", "ring");
         s.sim.max_time_us = number_or("sim.max_time_us", 0);
+        s.sim.sample_us = number_or("sim.sample_us", 0);
+        s.sim.sample_rows = integer_or("sim.sample_rows", 1000000);
         s.sim.complete_on_ack = text_or("sim.completion", "receiver") == "sender-ack";
         fill_moe(s);
         s.network.virtual_lanes = u32_or("network.virtual_lanes", 0);

@@ -128,6 +128,8 @@ struct Scenario {
     struct Sim {
         double max_time_us = 0;        // 0 = no limit
         bool complete_on_ack = false;  // sim.completion: sender-ack
+        double sample_us = 0;          // queue sampling period (0: off)
+        std::uint64_t sample_rows = 1000000;
     } sim;
 
     std::map<std::string, SourcePosition> positions;

@@ -184,6 +184,8 @@ NetworkParams network_params(const Scenario& s, const Topology& fabric) {
     p.retransmit_timeout = Time::from_us(s.network.retransmit_timeout_us);
     p.complete_on_ack = s.sim.complete_on_ack;
     p.pfc_alpha = s.network.pfc_alpha;
+    p.sample_period = Time::from_us(s.sim.sample_us);
+    p.sample_rows = s.sim.sample_rows;
     const auto& n = s.network;
     p.congestion_control =
         n.congestion_control == "dcqcn" ? CongestionControl::Dcqcn : CongestionControl::None;

@@ -42,6 +42,8 @@ SimulationResult simulate(const Topology& topology, const ForwardingTables& rout
     r.events = sim.events_processed();
     r.wall_s = std::chrono::duration<double>(wall_end - wall_start).count();
     r.counters = net.counters();
+    r.queue_samples.assign(net.queue_samples().begin(), net.queue_samples().end());
+    r.samples_truncated = net.samples_truncated();
     r.messages.assign(net.messages().begin(), net.messages().end());
     r.computes.assign(net.computes().begin(), net.computes().end());
     if (net.all_finished())

@@ -34,6 +34,8 @@ struct SimulationResult {
     std::vector<ChannelUsage> channels;
     double max_link_util = 0;
     std::uint64_t max_queue_bytes = 0;
+    std::vector<QueueSample> queue_samples;  // sim.sample_us
+    bool samples_truncated = false;
     Time pfc_paused;      // over every port
     Time pfc_paused_max;  // the port paused longest
     std::uint64_t payload_in_flight = 0;
