@@ -10,6 +10,9 @@ constexpr std::array kControls = {
                           "RoCE's rate control: ECN marks at switch queues, CNPs from the "
                           "receiver, rate cut by alpha / 2 and timer/byte-counter recovery "
                           "(Zhu et al., SIGCOMM 2015; models/dcqcn.hpp)"},
+    CongestionControlInfo{"hpcc",
+                          "window from in-band telemetry: per-hop queue and tx rate in every "
+                          "ACK, target utilisation eta (Li et al., SIGCOMM 2019; models/hpcc.hpp)"},
 };
 }  // namespace
 

@@ -15,7 +15,17 @@ Network::Network(Simulator& sim, const PortGraph& graph, const ForwardingTables&
       transport_(graph, workload, params, layout),
       dag_(sim, workload, graph.endpoint_count()),
       reliable_(params.reliable()),
-      paced_(params.congestion_control != CongestionControl::None) {}
+      paced_(params.congestion_control != CongestionControl::None) {
+    if (params.congestion_control == CongestionControl::Hpcc) {
+        // Fabric switches' egress ports stamp HPCC's hop records.
+        const auto channels = graph.channels();
+        int_egress_.assign(channels.size(), 0);
+        for (std::uint32_t c = 0; c < channels.size(); ++c)
+            int_egress_[c] =
+                channels[c].from.kind == NodeKind::Switch &&
+                (!layout || layout->role[channels[c].from.index] == SwitchRole::Fabric);
+    }
+}
 
 void Network::handle(const Event& e) {
     switch (e.kind) {
@@ -104,6 +114,11 @@ void Network::service_port(std::uint32_t ch) {
         more = fabric_.has_queued(ch);
     }
     fabric_.launch(ch, p, wire, vl, tx_end);
+    if (!int_egress_.empty() && int_egress_[ch] && p.kind == PacketKind::Data)
+        transport_.record_hop(
+            p.message, p.fabric_hops,
+            IntHop{fabric_.ports()[ch].queued_bytes, fabric_.links()[ch].bytes_carried, sim_.now(),
+                   static_cast<double>(graph_.channels()[ch].rate.bps())});
     if (more) fabric_.arm(ch, tx_end);
 }
 

@@ -102,6 +102,7 @@ class Network {
     bool reliable_ = false;  // ACKs, NACKs and retransmission timers run
     bool paced_ = false;     // congestion control paces the senders
     std::vector<QueueSample> samples_;
+    std::vector<std::uint8_t> int_egress_;  // per channel: stamps HPCC hop records
     bool samples_truncated_ = false;
     void sample();
 };

@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "models/dcqcn.hpp"
+#include "models/hpcc.hpp"
 #include "models/routing_policy.hpp"
 #include "sim/time.hpp"
 
@@ -10,7 +11,7 @@ namespace clustersim {
 
 enum class FlowControl : std::uint8_t { Credit, Pfc, Lossy };
 
-enum class CongestionControl : std::uint8_t { None, Dcqcn };
+enum class CongestionControl : std::uint8_t { None, Dcqcn, Hpcc };
 
 /// How a receiving NIC treats a packet that arrives past a gap, and so what the sender resends.
 enum class Retransmission : std::uint8_t {
@@ -42,6 +43,7 @@ struct NetworkParams {
     // egress queue: no mark below kmin, probability rising to pmax at kmax, always above).
     CongestionControl congestion_control = CongestionControl::None;
     DcqcnParams dcqcn;
+    HpccParams hpcc;
     std::uint64_t ecn_kmin_bytes = 100'000, ecn_kmax_bytes = 400'000;
     double ecn_pmax = 0.2;
     bool ecn() const { return congestion_control == CongestionControl::Dcqcn; }
@@ -51,7 +53,7 @@ struct NetworkParams {
     std::uint64_t sample_rows = 1'000'000;
     bool reliable() const {
         return flow_control == FlowControl::Lossy || retransmission == Retransmission::GoBackN ||
-               complete_on_ack;
+               complete_on_ack || congestion_control == CongestionControl::Hpcc;
     }
 };
 

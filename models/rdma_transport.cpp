@@ -9,7 +9,14 @@ namespace clustersim {
 
 RdmaTransport::RdmaTransport(const PortGraph& graph, const Workload& workload,
                              const NetworkParams& params, const NodeLayout* layout)
-    : graph_(graph), workload_(workload), params_(params), layout_(layout), dcqcn_(params.dcqcn) {
+    : graph_(graph),
+      workload_(workload),
+      params_(params),
+      layout_(layout),
+      dcqcn_(params.dcqcn),
+      hpcc_(params.hpcc),
+      hpcc_on_(params.congestion_control == CongestionControl::Hpcc),
+      ack_every_(hpcc_on_ ? 1 : std::max(1u, params.ack_every)) {
     if (params_.mtu_bytes == 0) throw std::invalid_argument("mtu_bytes must be positive");
     const auto channels = graph.channels();
     const std::uint32_t endpoints = graph.endpoint_count();
@@ -151,7 +158,7 @@ Delivery RdmaTransport::receive(const Packet& p, Time now) {
             r.ahead.clear();
     }
     d.completes = r.next_expected == total;
-    if (reliable && (d.completes || ++r.since_ack >= params_.ack_every)) {
+    if (reliable && (d.completes || ++r.since_ack >= ack_every_)) {
         r.since_ack = 0;
         d.reply_channel = reply(m, PacketKind::Ack, r.next_expected);
     }
@@ -237,6 +244,11 @@ std::uint32_t RdmaTransport::on_control(const Packet& p, Time now, bool& acked_a
         dcqcn_.on_cnp(paced_[m].dcqcn, now, line_bps_[m]);
         return kNone;
     }
+    if (hpcc_on_ && p.kind == PacketKind::Ack) {
+        // The ACK brings the hop records back; the window may open: service the sender.
+        Paced& q = paced_[m];
+        hpcc_.on_ack(q.hpcc, q.live, p.sequence, outgoing_[m].next_packet, line_bps_[m]);
+    }
     Outgoing& o = outgoing_[m];
     const std::uint32_t total = packets_of(m);
     if (p.sequence > o.acked) {  // cumulative: everything below is in (a NACK says so too)
@@ -246,7 +258,8 @@ std::uint32_t RdmaTransport::on_control(const Packet& p, Time now, bool& acked_a
         o.retries = 0;
         acked_all = !was_done && o.acked == total;
     }
-    if (p.kind != PacketKind::Nack || p.sequence >= o.sent_through) return kNone;
+    if (p.kind != PacketKind::Nack || p.sequence >= o.sent_through)
+        return hpcc_on_ && o.active ? sender_channel(m) : kNone;
     if (params_.retransmission == Retransmission::GoBackN)
         o.next_packet = std::min(o.next_packet, p.sequence);
     else
@@ -257,14 +270,20 @@ std::uint32_t RdmaTransport::on_control(const Packet& p, Time now, bool& acked_a
 
 void RdmaTransport::pace(std::uint32_t m, Packet& p, Time now) {
     Paced& q = paced_[m];
-    const double bps = dcqcn_.rate(q.dcqcn, now, line_bps_[m]);
     const std::uint64_t wire = p.payload_bytes + params_.header_bytes;
-    dcqcn_.sent(q.dcqcn, wire, line_bps_[m]);
+    double bps;
+    if (hpcc_on_) {
+        if (q.hpcc.w == 0) hpcc_.start(q.hpcc, line_bps_[m]);
+        bps = hpcc_.rate(q.hpcc, line_bps_[m]);
+    } else {
+        bps = dcqcn_.rate(q.dcqcn, now, line_bps_[m]);
+        dcqcn_.sent(q.dcqcn, wire, line_bps_[m]);
+        p.flags |= Packet::kEcnCapable;
+    }
     // The next packet of this queue pair leaves one packet time at the current rate later;
     // at line rate that is when the transmitter frees anyway.
     const double ps = static_cast<double>(wire) * 8e12 / bps;
     q.next_send = now + Time::from_ps(static_cast<std::int64_t>(ps));
-    p.flags |= Packet::kEcnCapable;
 }
 
 bool RdmaTransport::select_eligible(std::uint32_t ch, Time now, Time& at) {
@@ -278,7 +297,16 @@ bool RdmaTransport::select_eligible(std::uint32_t ch, Time now, Time& at) {
     const std::size_t start = nic.next < n ? nic.next : 0;
     for (std::size_t k = 0; k < n; ++k) {
         const std::size_t i = (start + k) % n;
-        const Time t = paced_[nic.active[i]].next_send;
+        const std::uint32_t m = nic.active[i];
+        if (hpcc_on_) {  // window: unacknowledged bytes stay below W
+            const Outgoing& o = outgoing_[m];
+            const double in_flight =
+                static_cast<double>(o.next_packet - std::min(o.next_packet, o.acked)) *
+                static_cast<double>(params_.mtu_bytes);
+            const HpccState& h = paced_[m].hpcc;
+            if (h.w > 0 && in_flight >= h.w && o.resend == kNone) continue;  // until an ACK
+        }
+        const Time t = paced_[m].next_send;
         if (t <= now) {
             nic.next = i;
             return true;

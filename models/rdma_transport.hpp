@@ -84,6 +84,14 @@ class RdmaTransport {
     /// With congestion control: makes the sender at `ch` point at a message allowed to send
     /// now (true), or says when the first one will be (`at`; never if none is waiting).
     bool select_eligible(std::uint32_t ch, Time now, Time& at);
+    /// HPCC: a data packet of message m left a fabric switch's egress at hop index `hop`.
+    void record_hop(std::uint32_t m, std::uint32_t hop, const IntHop& h) {
+        if (hop >= kMaxIntHops) return;
+        IntPath& live = paced_[m].live;
+        live.hop[hop] = h;
+        live.mask = static_cast<std::uint8_t>(live.mask | (1u << hop));
+    }
+    bool hpcc() const { return hpcc_on_; }
     /// An ACK or NACK reached the sender: the channel to service (kNone if none); `acked_all`
     /// when it acknowledges the message's last packet for the first time.
     std::uint32_t on_control(const Packet& p, Time now, bool& acked_all);
@@ -149,11 +157,16 @@ class RdmaTransport {
     // Congestion control, per message (queue pair): pacing and the algorithm's state.
     struct Paced {
         DcqcnState dcqcn;
+        HpccState hpcc;
+        IntPath live;                   // hop records its packets stamped on the way (HPCC)
         Time next_send;                 // the sender may send its next packet from then
         Time last_cnp = Time::never();  // receiver side: the last CNP it sent
     };
     std::vector<Paced> paced_;
     Dcqcn dcqcn_;
+    Hpcc hpcc_;
+    bool hpcc_on_ = false;
+    std::uint32_t ack_every_ = 1;
     std::vector<double> line_bps_;  // per message: its sender channel's rate
     void pace(std::uint32_t m, Packet& p, Time now);
     TransportCounters counters_;

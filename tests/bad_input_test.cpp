@@ -86,8 +86,8 @@ TEST_CASE("an unknown value and a reserved feature are bad input", "[cli][input]
     expect_bad_input({kGood + "network:\n  routing: magic\n", "", "s.yaml:4:12: network.routing",
                       "unknown value 'magic'"},
                      "enum");
-    expect_bad_input({kGood + "network:\n  congestion_control: hpcc\n", "",
-                      "s.yaml:4:23: network.congestion_control", "unsupported value 'hpcc'"},
+    expect_bad_input({kGood + "network:\n  congestion_control: timely\n", "",
+                      "s.yaml:4:23: network.congestion_control", "unsupported value 'timely'"},
                      "reserved");
 }
 

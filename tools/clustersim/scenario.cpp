@@ -150,6 +150,10 @@ const std::vector<KeySpec>& schema() {
         integer("network.ecn_kmin_bytes", 0, 1e12, "100000 (assumption, see docs/network-model.md)", "ECN (RED): no mark while the egress queue holds fewer bytes"),
         integer("network.ecn_kmax_bytes", 1, 1e12, "400000 (assumption)", "ECN: always mark from this queue depth"),
         number("network.ecn_pmax", 0, 1, "0.2 (assumption)", "ECN: marking probability at ecn_kmax_bytes, rising linearly from ecn_kmin_bytes"),
+        number("network.hpcc_eta", 0.01, 1, "0.95 (HPCC paper)", "hpcc: target utilisation"),
+        integer("network.hpcc_max_stage", 0, 1000, "5 (HPCC paper)", "hpcc: additive steps before a multiplicative one"),
+        number("network.hpcc_base_rtt_us", 1e-3, 1e6, "10 (assumption)", "hpcc: T, the base round trip; the initial window is one bandwidth-delay product"),
+        number("network.hpcc_ai_mbps", 0, 1e6, "50 (assumption, as the HPCC authors' simulator)", "hpcc: W_AI = this rate x T"),
         number("network.dcqcn_ai_mbps", 0, 1e6, "5 (ConnectX rpg_ai_rate)", "dcqcn: additive increase of the target rate per step"),
         number("network.dcqcn_hai_mbps", 0, 1e6, "50 (ConnectX rpg_hai_rate)", "dcqcn: hyper increase per step"),
         number("network.dcqcn_timer_us", 1e-3, 1e6, "300 (ConnectX rpg_time_reset)", "dcqcn: rate-increase timer"),
@@ -646,6 +650,10 @@ class Loader {
                             "ecn_kmax_bytes)",
                             n.ecn_kmax_bytes, n.ecn_kmin_bytes));
         n.ecn_pmax = number_or("network.ecn_pmax", 0.2);
+        n.hpcc_eta = number_or("network.hpcc_eta", 0.95);
+        n.hpcc_max_stage = u32_or("network.hpcc_max_stage", 5);
+        n.hpcc_base_rtt_us = number_or("network.hpcc_base_rtt_us", 10);
+        n.hpcc_ai_mbps = number_or("network.hpcc_ai_mbps", 50);
         n.dcqcn_ai_mbps = number_or("network.dcqcn_ai_mbps", 5);
         n.dcqcn_hai_mbps = number_or("network.dcqcn_hai_mbps", 50);
         n.dcqcn_timer_us = number_or("network.dcqcn_timer_us", 300);
