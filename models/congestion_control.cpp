@@ -13,6 +13,9 @@ constexpr std::array kControls = {
     CongestionControlInfo{"hpcc",
                           "window from in-band telemetry: per-hop queue and tx rate in every "
                           "ACK, target utilisation eta (Li et al., SIGCOMM 2019; models/hpcc.hpp)"},
+    CongestionControlInfo{"swift",
+                          "delay-based window: round trips held near a target delay (Kumar et "
+                          "al., SIGCOMM 2020; models/swift.hpp)"},
 };
 }  // namespace
 

@@ -5,13 +5,14 @@
 #include "models/dcqcn.hpp"
 #include "models/hpcc.hpp"
 #include "models/routing_policy.hpp"
+#include "models/swift.hpp"
 #include "sim/time.hpp"
 
 namespace clustersim {
 
 enum class FlowControl : std::uint8_t { Credit, Pfc, Lossy };
 
-enum class CongestionControl : std::uint8_t { None, Dcqcn, Hpcc };
+enum class CongestionControl : std::uint8_t { None, Dcqcn, Hpcc, Swift };
 
 /// How a receiving NIC treats a packet that arrives past a gap, and so what the sender resends.
 enum class Retransmission : std::uint8_t {
@@ -44,6 +45,7 @@ struct NetworkParams {
     CongestionControl congestion_control = CongestionControl::None;
     DcqcnParams dcqcn;
     HpccParams hpcc;
+    SwiftParams swift;
     std::uint64_t ecn_kmin_bytes = 100'000, ecn_kmax_bytes = 400'000;
     double ecn_pmax = 0.2;
     bool ecn() const { return congestion_control == CongestionControl::Dcqcn; }
@@ -53,7 +55,8 @@ struct NetworkParams {
     std::uint64_t sample_rows = 1'000'000;
     bool reliable() const {
         return flow_control == FlowControl::Lossy || retransmission == Retransmission::GoBackN ||
-               complete_on_ack || congestion_control == CongestionControl::Hpcc;
+               complete_on_ack || congestion_control == CongestionControl::Hpcc ||
+               congestion_control == CongestionControl::Swift;
     }
 };
 

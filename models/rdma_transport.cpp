@@ -15,8 +15,10 @@ RdmaTransport::RdmaTransport(const PortGraph& graph, const Workload& workload,
       layout_(layout),
       dcqcn_(params.dcqcn),
       hpcc_(params.hpcc),
+      swift_(params.swift),
       hpcc_on_(params.congestion_control == CongestionControl::Hpcc),
-      ack_every_(hpcc_on_ ? 1 : std::max(1u, params.ack_every)) {
+      swift_on_(params.congestion_control == CongestionControl::Swift),
+      ack_every_(hpcc_on_ || swift_on_ ? 1 : std::max(1u, params.ack_every)) {
     if (params_.mtu_bytes == 0) throw std::invalid_argument("mtu_bytes must be positive");
     const auto channels = graph.channels();
     const std::uint32_t endpoints = graph.endpoint_count();
@@ -249,6 +251,11 @@ std::uint32_t RdmaTransport::on_control(const Packet& p, Time now, bool& acked_a
         Paced& q = paced_[m];
         hpcc_.on_ack(q.hpcc, q.live, p.sequence, outgoing_[m].next_packet, line_bps_[m]);
     }
+    if (swift_on_ && p.kind == PacketKind::Ack) {
+        const std::uint32_t before = outgoing_[m].acked;
+        swift_.on_ack(paced_[m].swift, p.sequence, p.sequence > before ? p.sequence - before : 0,
+                      now, line_bps_[m], params_.mtu_bytes + params_.header_bytes);
+    }
     Outgoing& o = outgoing_[m];
     const std::uint32_t total = packets_of(m);
     if (p.sequence > o.acked) {  // cumulative: everything below is in (a NACK says so too)
@@ -259,7 +266,7 @@ std::uint32_t RdmaTransport::on_control(const Packet& p, Time now, bool& acked_a
         acked_all = !was_done && o.acked == total;
     }
     if (p.kind != PacketKind::Nack || p.sequence >= o.sent_through)
-        return hpcc_on_ && o.active ? sender_channel(m) : kNone;
+        return (hpcc_on_ || swift_on_) && o.active ? sender_channel(m) : kNone;
     if (params_.retransmission == Retransmission::GoBackN)
         o.next_packet = std::min(o.next_packet, p.sequence);
     else
@@ -272,9 +279,14 @@ void RdmaTransport::pace(std::uint32_t m, Packet& p, Time now) {
     Paced& q = paced_[m];
     const std::uint64_t wire = p.payload_bytes + params_.header_bytes;
     double bps;
+    const std::uint32_t packet = params_.mtu_bytes + params_.header_bytes;
     if (hpcc_on_) {
         if (q.hpcc.w == 0) hpcc_.start(q.hpcc, line_bps_[m]);
         bps = hpcc_.rate(q.hpcc, line_bps_[m]);
+    } else if (swift_on_) {
+        if (q.swift.cwnd == 0) swift_.start(q.swift, line_bps_[m], packet);
+        swift_.sent(q.swift, p.sequence, now);
+        bps = swift_.rate(q.swift, line_bps_[m], packet);
     } else {
         bps = dcqcn_.rate(q.dcqcn, now, line_bps_[m]);
         dcqcn_.sent(q.dcqcn, wire, line_bps_[m]);
@@ -298,13 +310,16 @@ bool RdmaTransport::select_eligible(std::uint32_t ch, Time now, Time& at) {
     for (std::size_t k = 0; k < n; ++k) {
         const std::size_t i = (start + k) % n;
         const std::uint32_t m = nic.active[i];
-        if (hpcc_on_) {  // window: unacknowledged bytes stay below W
+        if (hpcc_on_ || swift_on_) {  // window: unacknowledged bytes stay below it
             const Outgoing& o = outgoing_[m];
             const double in_flight =
                 static_cast<double>(o.next_packet - std::min(o.next_packet, o.acked)) *
                 static_cast<double>(params_.mtu_bytes);
-            const HpccState& h = paced_[m].hpcc;
-            if (h.w > 0 && in_flight >= h.w && o.resend == kNone) continue;  // until an ACK
+            const double mtu = params_.mtu_bytes;
+            const double window = hpcc_on_ ? paced_[m].hpcc.w : paced_[m].swift.cwnd * mtu;
+            // At least one packet may be out: a window below a packet paces instead.
+            if (window > 0 && in_flight >= std::max(window, mtu) && o.resend == kNone)
+                continue;  // until an ACK
         }
         const Time t = paced_[m].next_send;
         if (t <= now) {

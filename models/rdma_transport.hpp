@@ -158,6 +158,7 @@ class RdmaTransport {
     struct Paced {
         DcqcnState dcqcn;
         HpccState hpcc;
+        SwiftState swift;
         IntPath live;                   // hop records its packets stamped on the way (HPCC)
         Time next_send;                 // the sender may send its next packet from then
         Time last_cnp = Time::never();  // receiver side: the last CNP it sent
@@ -165,7 +166,8 @@ class RdmaTransport {
     std::vector<Paced> paced_;
     Dcqcn dcqcn_;
     Hpcc hpcc_;
-    bool hpcc_on_ = false;
+    Swift swift_;
+    bool hpcc_on_ = false, swift_on_ = false;
     std::uint32_t ack_every_ = 1;
     std::vector<double> line_bps_;  // per message: its sender channel's rate
     void pace(std::uint32_t m, Packet& p, Time now);

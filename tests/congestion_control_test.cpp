@@ -159,3 +159,41 @@ TEST_CASE(
     // And HPCC keeps the link busy: within 20 % of 64 x 8 MiB at the payload rate.
     CHECK(hpcc_end.us() <= 1.2 * (64.0 * (8 << 20) / (400e9 / 8 * 4096 / 4122)) * 1e6);
 }
+
+TEST_CASE("Swift holds an incast's bottleneck queue near its target delay", "[cc][swift]") {
+    // 8 NICs send 8 MiB each to NIC 0 (radix-16 fat tree, PFC). Without congestion control the
+    // last hop's queue fills the shared buffer; Swift keeps the round trip, and so the queue,
+    // near 20 us x 50 GB/s = 1 MB.
+    Workload w;
+    for (std::uint32_t s = 8; s < 16; ++s)
+        w.add_message(MessageSpec{.src = s, .dst = 0, .bytes = 8u << 20, .start = Time::zero()});
+    auto median_queue = [&](CongestionControl cc, Time& end) {
+        NetworkParams p = ib_params();
+        p.flow_control = FlowControl::Pfc;
+        p.congestion_control = cc;
+        p.sample_period = Time::from_us(5);
+        const TestFabric f(small_ft2(16, 128));
+        const SimulationResult r = run(f, w, p);
+        REQUIRE(r.status == SimulationResult::Status::Completed);
+        CHECK(r.counters.payload_delivered == w.total_bytes());
+        end = r.end_time;
+        const auto channels = f.topology.graph.channels();
+        std::vector<std::uint64_t> q;
+        for (const QueueSample& s : r.queue_samples)
+            if (channels[s.channel].to == NodeRef{NodeKind::Endpoint, 0} &&
+                s.at > Time::from_us(200))
+                q.push_back(s.queued_bytes);
+        q.resize(std::max(q.size(), static_cast<std::size_t>((end.us() - 200) / 5)), 0);
+        std::sort(q.begin(), q.end());
+        return q[q.size() / 2];
+    };
+    Time plain_end, swift_end;
+    const std::uint64_t plain = median_queue(CongestionControl::None, plain_end);
+    const std::uint64_t swift = median_queue(CongestionControl::Swift, swift_end);
+    INFO("median queue " << plain << " B without, " << swift << " B with Swift; " << plain_end.us()
+                         << " / " << swift_end.us() << " us");
+    const double target_bytes = 20e-6 * 400e9 / 8;
+    CHECK(static_cast<double>(swift) <= 1.5 * target_bytes);
+    CHECK(plain > 4 * swift);
+    CHECK(swift_end.us() <= 1.15 * plain_end.us());
+}

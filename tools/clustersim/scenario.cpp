@@ -150,6 +150,7 @@ const std::vector<KeySpec>& schema() {
         integer("network.ecn_kmin_bytes", 0, 1e12, "100000 (assumption, see docs/network-model.md)", "ECN (RED): no mark while the egress queue holds fewer bytes"),
         integer("network.ecn_kmax_bytes", 1, 1e12, "400000 (assumption)", "ECN: always mark from this queue depth"),
         number("network.ecn_pmax", 0, 1, "0.2 (assumption)", "ECN: marking probability at ecn_kmax_bytes, rising linearly from ecn_kmin_bytes"),
+        number("network.swift_target_us", 1e-3, 1e6, "20 (assumption)", "swift: the round-trip delay the window aims for"),
         number("network.hpcc_eta", 0.01, 1, "0.95 (HPCC paper)", "hpcc: target utilisation"),
         integer("network.hpcc_max_stage", 0, 1000, "5 (HPCC paper)", "hpcc: additive steps before a multiplicative one"),
         number("network.hpcc_base_rtt_us", 1e-3, 1e6, "10 (assumption)", "hpcc: T, the base round trip; the initial window is one bandwidth-delay product"),
@@ -650,6 +651,7 @@ class Loader {
                             "ecn_kmax_bytes)",
                             n.ecn_kmax_bytes, n.ecn_kmin_bytes));
         n.ecn_pmax = number_or("network.ecn_pmax", 0.2);
+        n.swift_target_us = number_or("network.swift_target_us", 20);
         n.hpcc_eta = number_or("network.hpcc_eta", 0.95);
         n.hpcc_max_stage = u32_or("network.hpcc_max_stage", 5);
         n.hpcc_base_rtt_us = number_or("network.hpcc_base_rtt_us", 10);

@@ -78,6 +78,7 @@ struct Scenario {
         double dcqcn_ai_mbps = 5, dcqcn_hai_mbps = 50, dcqcn_timer_us = 300;
         std::uint64_t dcqcn_byte_counter_bytes = 32767;
         double hpcc_eta = 0.95, hpcc_base_rtt_us = 10, hpcc_ai_mbps = 50;
+        double swift_target_us = 20;
         std::uint32_t hpcc_max_stage = 5;
         double dcqcn_g = 5.0 / 1024, dcqcn_cnp_interval_us = 4;
         std::uint32_t ack_every = 8;
