@@ -37,6 +37,21 @@ struct Stepper {
     }
 };
 
+// The sampled queue of the port into endpoint `e` after `from`, sorted; samples missing from
+// the record (the port was empty) count as zero.
+std::vector<std::uint64_t> sorted_queue_to(std::uint32_t e, const TestFabric& f,
+                                           const SimulationResult& r, Time from, Time period) {
+    const auto channels = f.topology.graph.channels();
+    std::vector<std::uint64_t> q;
+    for (const QueueSample& s : r.queue_samples)
+        if (channels[s.channel].to == NodeRef{NodeKind::Endpoint, e} && s.at > from)
+            q.push_back(s.queued_bytes);
+    const auto taken = static_cast<std::size_t>((r.end_time - from).ps() / period.ps());
+    q.resize(std::max(q.size(), taken), 0);
+    std::sort(q.begin(), q.end());
+    return q;
+}
+
 }  // namespace
 
 TEST_CASE(
@@ -140,15 +155,7 @@ TEST_CASE(
         REQUIRE(r.status == SimulationResult::Status::Completed);
         CHECK(r.counters.payload_delivered == w.total_bytes());
         // The bottleneck's samples after the first millisecond, p99.
-        const auto channels = f.topology.graph.channels();
-        std::vector<std::uint64_t> q;
-        for (const QueueSample& s : r.queue_samples)
-            if (channels[s.channel].to == NodeRef{NodeKind::Endpoint, 0} &&
-                s.at > Time::from_us(1000))
-                q.push_back(s.queued_bytes);
-        const std::size_t steady = static_cast<std::size_t>((r.end_time.us() - 1000) / 5);
-        q.resize(std::max(q.size(), steady), 0);  // unsampled: the queue was empty
-        std::sort(q.begin(), q.end());
+        const auto q = sorted_queue_to(0, f, r, Time::from_us(1000), Time::from_us(5));
         return std::pair{q[q.size() * 99 / 100], r.end_time};
     };
     const auto [dcqcn_p99, dcqcn_end] = run_with(CongestionControl::Dcqcn);
@@ -177,14 +184,7 @@ TEST_CASE("Swift holds an incast's bottleneck queue near its target delay", "[cc
         REQUIRE(r.status == SimulationResult::Status::Completed);
         CHECK(r.counters.payload_delivered == w.total_bytes());
         end = r.end_time;
-        const auto channels = f.topology.graph.channels();
-        std::vector<std::uint64_t> q;
-        for (const QueueSample& s : r.queue_samples)
-            if (channels[s.channel].to == NodeRef{NodeKind::Endpoint, 0} &&
-                s.at > Time::from_us(200))
-                q.push_back(s.queued_bytes);
-        q.resize(std::max(q.size(), static_cast<std::size_t>((end.us() - 200) / 5)), 0);
-        std::sort(q.begin(), q.end());
+        const auto q = sorted_queue_to(0, f, r, Time::from_us(200), Time::from_us(5));
         return q[q.size() / 2];
     };
     Time plain_end, swift_end;
