@@ -65,8 +65,9 @@ TEST_CASE("a value of the wrong type names the key and the expected type", "[cli
 }
 
 TEST_CASE("an out-of-range value names the range", "[cli][input]") {
-    expect_bad_input({kGood + "topology:\n  kind: ft2\n  oversubscription: 0.5\n", "",
-                      "topology.oversubscription", "out of range (expected 1 to"},
+    expect_bad_input({"topology:\n  kind: ft2\n  oversubscription: 0.5\n"
+                      "workload: {kind: alltoall, message_bytes: 4096}\n",
+                      "", "s.yaml:3:21: topology.oversubscription", "out of range (expected 1 to"},
                      "range");
     expect_bad_input({kGood, "--set topology.endpoints=100", "--set: topology.endpoints", "exceed"},
                      "limit");
@@ -110,4 +111,50 @@ TEST_CASE("a bad command-line option is bad input", "[cli][input]") {
     CHECK(r.exit_code == 2);
     const auto r2 = run_cli("frobnicate");
     CHECK(r2.exit_code == 2);
+}
+
+TEST_CASE("a key given twice in one map is an error naming both lines", "[cli][input]") {
+    expect_bad_input({"topology: {kind: ft2, switch_radix: 8}\ntopology: {endpoints: 16}\n"
+                      "workload: {kind: alltoall, message_bytes: 4096}\n",
+                      "", "s.yaml:2:1: topology", "duplicate key, first given on line 1"},
+                     "duplicate");
+    expect_bad_input({"topology: {kind: ft2, switch_radix: 8, switch_radix: 16}\n"
+                      "workload: {kind: alltoall, message_bytes: 4096}\n",
+                      "", "topology.switch_radix", "first given on line 1"},
+                     "duplicate-inner");
+}
+
+TEST_CASE("keys and values with newlines or binary bytes are echoed escaped on one line",
+          "[cli][input]") {
+    expect_bad_input({kGood + "\"bad\\nkey\\u0001\": 1\n", "", "bad\\nkey\\x01", "unknown key"},
+                     "escaped");
+    const std::string long_value(100000, 'x');
+    expect_bad_input(
+        {kGood + "network: {routing: " + long_value + "}\n", "", "network.routing", "..."},
+        "truncated");
+}
+
+TEST_CASE(
+    "an unknown subcommand, an empty --out and an output path that is a folder are bad "
+    "input",
+    "[cli][input]") {
+    const auto r = run_cli("frob");
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("unknown subcommand 'frob'") != std::string::npos);
+    const auto e = run_cli("run " + source_path("scenarios/ft2-incast.yaml") + " --out \"\"");
+    CHECK(e.exit_code == 2);
+    CHECK(e.err.find("--out") != std::string::npos);
+    // results.json is a folder: refused before simulating, nothing written, no stray file.
+    const auto dir = temp_dir("out-is-folder");
+    std::filesystem::create_directories(dir / "results.json");
+    const auto f = run_cli("run " + source_path("scenarios/ft2-incast.yaml") +
+                           " --set workload.message_bytes=4096 --out " + dir.string());
+    CHECK(f.exit_code == 2);
+    CHECK(std::count(f.err.begin(), f.err.end(), '\n') == 1);
+    std::size_t entries = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+        (void)entry;
+        ++entries;
+    }
+    CHECK(entries == 1);  // only the folder that was there
 }

@@ -143,6 +143,15 @@ int cmd_run(const CommonOptions& o, std::optional<std::uint64_t> seed, const std
         if (ec || !std::filesystem::is_directory(out_dir))
             throw cs::InputError(
                 out_dir, "cannot create the output folder (expected a writable path for --out)");
+        // Every file the run will write must be writable as a file before it runs: never a
+        // half-written output after a long simulation.
+        for (const char* name : {"results.json", "messages.csv", "queues.csv"}) {
+            const std::filesystem::path f = std::filesystem::path(out_dir) / name;
+            if (std::filesystem::exists(f, ec) && !std::filesystem::is_regular_file(f, ec))
+                throw cs::InputError(f.string(),
+                                     "is not a regular file, so the run cannot write "
+                                     "it (expected a file or nothing at that path)");
+        }
     }
     cs::SimulationOptions so;
     if (s.sim.max_time_us > 0) so.max_time = cs::Time::from_us(s.sim.max_time_us);
@@ -224,7 +233,11 @@ int main(int argc, char** argv) {
     auto* run = app.add_subcommand("run", "simulate a scenario packet by packet");
     add_common(run, run_o, true);
     run->add_option("--seed", seed_text, "override the scenario's seed (0 to 2^64 - 1)");
-    run->add_option("--out", out_dir, "write results.json and messages.csv to this folder");
+    run->add_option("--out", out_dir, "write results.json and messages.csv to this folder")
+        ->check([](const std::string& v) {
+            return v.empty() ? std::string("an empty path (expected a folder to write into)")
+                             : std::string();
+        });
     run->add_flag("--quiet", quiet, "no summary table or progress line");
     auto* topo =
         app.add_subcommand("topo", "inventory of the scenario's fabric, without simulating");
@@ -239,6 +252,19 @@ int main(int argc, char** argv) {
     auto* bench = app.add_subcommand("bench", "measure event-queue and packet-forwarding speed");
     bench->add_flag("--json", bench_json, "print one JSON document on stdout");
 
+    // An unknown first word is named as such (CLI11 would only say a subcommand is required).
+    if (argc > 1 && argv[1][0] != '-') {
+        const std::string word = argv[1];
+        bool known = false;
+        for (const auto* sub : app.get_subcommands({})) known |= sub->get_name() == word;
+        if (!known) {
+            fmt::print(stderr,
+                       "clustersim: unknown subcommand '{}' (expected run, topo, traffic, check "
+                       "or bench; see clustersim --help)\n",
+                       cs::InputError::printable(word, 80));
+            return kExitBadInput;
+        }
+    }
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {

@@ -6,6 +6,8 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "sim/input_error.hpp"
+
 namespace clustersim {
 
 void write_file_atomically(const std::string& path, const std::string& content) {
@@ -17,15 +19,22 @@ void write_file_atomically(const std::string& path, const std::string& content) 
     const std::filesystem::path tmp = target.parent_path() / tmp_name;
     {
         std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (!out) throw std::runtime_error("cannot write " + tmp.string());
+        if (!out) throw InputError(path, "cannot write it (expected a writable folder for --out)");
         out << content;
         out.flush();
         if (!out) {
             std::filesystem::remove(tmp);
-            throw std::runtime_error("cannot write " + tmp.string());
+            throw InputError(path, "cannot write it (expected a writable folder for --out)");
         }
     }
-    std::filesystem::rename(tmp, target);
+    std::error_code ec;
+    std::filesystem::rename(tmp, target, ec);
+    if (ec) {
+        std::filesystem::remove(tmp, ec);  // no stray temporary file
+        throw InputError(path,
+                         "cannot replace it with the run's output (expected a file or "
+                         "nothing at that path)");
+    }
 }
 
 }  // namespace clustersim

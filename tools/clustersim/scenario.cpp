@@ -363,6 +363,30 @@ class Loader {
         return false;
     }
 
+    // YAML parsers keep one of two equal keys silently; a scenario with two `topology:` maps
+    // would take keys from both. Each map's keys must be distinct.
+    void reject_duplicate_keys(const YAML::Node& node, const std::string& prefix) const {
+        if (node.IsSequence()) {
+            for (const auto& item : node) reject_duplicate_keys(item, prefix);
+            return;
+        }
+        if (!node.IsMap()) return;
+        std::map<std::string, YAML::Mark> seen;
+        for (const auto& kv : node) {
+            if (!kv.first.IsScalar()) continue;
+            const std::string key = kv.first.Scalar();
+            const std::string path = prefix.empty() ? key : prefix + "." + key;
+            const auto [it, fresh] = seen.emplace(key, kv.first.Mark());
+            if (!fresh)
+                throw InputError(path_, static_cast<std::uint32_t>(kv.first.Mark().line + 1),
+                                 static_cast<std::uint32_t>(kv.first.Mark().column + 1), path,
+                                 fmt::format("duplicate key, first given on line {} (expected "
+                                             "each key once per map)",
+                                             it->second.line + 1));
+            reject_duplicate_keys(kv.second, path);
+        }
+    }
+
     void read_file() {
         std::ifstream in = open_input_file(path_, "the scenario file", "a readable YAML file");
         std::stringstream ss;
@@ -375,6 +399,7 @@ class Loader {
                              "YAML syntax error: " + e.msg);
         }
         if (root_.IsNull()) root_ = YAML::Node(YAML::NodeType::Map);
+        reject_duplicate_keys(root_, "");
         if (!root_.IsMap())
             throw InputError(path_, static_cast<std::uint32_t>(root_.Mark().line + 1),
                              static_cast<std::uint32_t>(root_.Mark().column + 1), {},
