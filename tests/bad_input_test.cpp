@@ -158,3 +158,28 @@ TEST_CASE(
     }
     CHECK(entries == 1);  // only the folder that was there
 }
+
+TEST_CASE(
+    "the CSV and .cm readers refuse the same things: empty messages, messages to "
+    "oneself, repeated ids",
+    "[cli][input][trace]") {
+    const auto dir = temp_dir("reader-agreement");
+    auto scenario = [&](const std::string& file) {
+        return "topology: {kind: ft2, switch_radix: 8}\ncluster: {node: none}\n"
+               "workload: {kind: trace, file: " +
+               (dir / file).string() + "}\n";
+    };
+    write_text(dir / "zero.csv", "src,dst,bytes,start_us\n0,1,0,0\n");
+    write_text(dir / "self.csv", "src,dst,bytes,start_us\n0,0,100,0\n");
+    write_text(dir / "dup.csv", "src,dst,bytes,start_us,id\n0,1,100,0,5\n1,2,100,0,5\n");
+    write_text(dir / "zero.cm", "Nodes 4\nConnections 1\n0->1 start 0 size 0\n");
+    write_text(dir / "self.cm", "Nodes 4\nConnections 1\n0->0 start 0 size 100\n");
+    write_text(dir / "dup.cm",
+               "Nodes 4\nConnections 2\n0->1 id 5 start 0 size 100\n1->2 id 5 start 0 size 100\n");
+    expect_bad_input({scenario("zero.csv"), "", "zero.csv:2:5", "0 bytes"}, "csv-zero");
+    expect_bad_input({scenario("self.csv"), "", "self.csv:2:3", "to itself"}, "csv-self");
+    expect_bad_input({scenario("dup.csv"), "", "dup.csv:3:11", "first on line 2"}, "csv-dup");
+    expect_bad_input({scenario("zero.cm"), "", "zero.cm:3", "size 0"}, "cm-zero");
+    expect_bad_input({scenario("self.cm"), "", "self.cm:3:4", "to itself"}, "cm-self");
+    expect_bad_input({scenario("dup.cm"), "", "dup.cm:4:9", "first on line 3"}, "cm-dup");
+}

@@ -106,6 +106,12 @@ TEST_CASE("a run that reaches sim.max_time_us exits 3 and names the unfinished m
     CHECK(r.err.find("max_time_us") != std::string::npos);
     CHECK(r.err.find("message") != std::string::npos);
     CHECK(Json::parse(read(dir / "results.json"))["status"] == "time_limit");
+    // Messages whose own start time lies past the limit are said to be that, not waiting.
+    const auto late = run_cli("run " + source_path("scenarios/ft2-incast.yaml") +
+                              " --set workload.start_us=100 --set sim.max_time_us=50 --quiet");
+    CHECK(late.exit_code == 3);
+    CHECK(late.err.find("start time 100.000 us is after the run ended") != std::string::npos);
+    CHECK(late.err.find("waiting") == std::string::npos);
 }
 
 TEST_CASE(

@@ -145,6 +145,10 @@ class Parser {
                 fail(d, fmt::format("destination {} is not below Nodes {}", dst, cm_.nodes));
             m.src = static_cast<std::uint32_t>(src);
             m.dst = static_cast<std::uint32_t>(dst);
+            if (src == dst)
+                fail(d, fmt::format("{}->{} is a flow to itself, which never crosses the network "
+                                    "(expected a destination other than the source)",
+                                    src, dst));
         }
         bool has_start = false, has_trigger = false, has_size = false;
         std::uint32_t start_trigger = kNone, send_done = kNone, recv_done = kNone;
@@ -154,6 +158,10 @@ class Parser {
                 const Token& v = value_after(i, "a flow id");
                 m.label = integer(v, "flow id");
                 if (m.label == 0) fail(v, "flow id 0 is not allowed (expected 1 or more)");
+                if (const auto [it, fresh] = flow_id_line_.emplace(m.label, line_no_); !fresh)
+                    fail(v, fmt::format("flow id {} is used twice, first on line {} (expected "
+                                        "unique flow ids)",
+                                        m.label, it->second));
             } else if (key == "start") {
                 const Token& v = value_after(i, "a start time in picoseconds");
                 double ps = 0;
@@ -271,6 +279,7 @@ class Parser {
 
     std::istream& in_;
     std::string file_;
+    std::map<std::uint64_t, std::uint32_t> flow_id_line_;  // explicit flow ids: where first given
     std::uint32_t line_no_ = 0;
     std::vector<Token> toks_;
     ConnectionMatrix cm_;

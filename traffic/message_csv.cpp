@@ -72,6 +72,7 @@ MessageList read_message_csv(std::istream& in, const std::string& file) {
         std::string ids;
     };
     std::vector<Pending> pending;  // 'after' cells, resolved once every id is known
+    std::map<std::uint64_t, std::uint32_t> id_line;  // ids given: the line each first appears on
     while (std::getline(in, line)) {
         ++line_no;
         if (line.find_first_not_of(" \t\r") == std::string::npos || line[0] == '#') continue;
@@ -101,6 +102,22 @@ MessageList read_message_csv(std::istream& in, const std::string& file) {
         m.bytes = static_cast<std::uint64_t>(number(*bytes, "bytes", true, kMaxExact));
         m.start = Time::from_us(number(*start, "start_us", false, 1e12));
         if (id) m.label = static_cast<std::uint64_t>(number(*id, "id", true, kMaxExact));
+        // What the .cm reader accepts, this one accepts: bytes to move, between two endpoints,
+        // under distinct ids.
+        if (m.bytes == 0)
+            throw InputError(file, line_no, cells[*bytes].column, {},
+                             "0 bytes (expected a message of at least 1 byte)");
+        if (m.src == m.dst)
+            throw InputError(file, line_no, cells[*dst].column, {},
+                             fmt::format("{} -> {} is a message to itself, which never crosses "
+                                         "the network (expected dst other than src)",
+                                         m.src, m.dst));
+        if (id)
+            if (const auto [it, fresh] = id_line.emplace(m.label, line_no); !fresh)
+                throw InputError(file, line_no, cells[*id].column, {},
+                                 fmt::format("id {} is used twice, first on line {} (expected "
+                                             "unique ids)",
+                                             m.label, it->second));
         const std::uint32_t idx = out.workload.add_message(m);
         if (!id) out.workload.messages[idx].label = idx;
         if (after && !cells[*after].text.empty())

@@ -345,10 +345,17 @@ std::string unfinished_report(const Workload& w, const SimulationResult& r, std:
         ++total;
         if (shown++ >= limit) continue;
         const auto& m = w.messages[i];
-        out += fmt::format(
-            "  message {} {}->{}: {} of {} bytes received, {}\n", m.label, m.src, m.dst,
-            st.bytes_received, m.bytes,
-            st.started == Time::never() ? "never started (waiting for a trigger)" : "started");
+        // Why it never started: its own start time lies past the end, or it waits for inputs.
+        std::string state = "started";
+        if (st.started == Time::never())
+            state = m.start != Time::never() && m.start > r.end_time
+                        ? fmt::format(
+                              "not started: its start time {:.3f} us is after the run "
+                              "ended",
+                              m.start.us())
+                        : "never started (waiting for what it depends on)";
+        out += fmt::format("  message {} {}->{}: {} of {} bytes received, {}\n", m.label, m.src,
+                           m.dst, st.bytes_received, m.bytes, state);
     }
     if (total > limit) out += fmt::format("  ... and {} more\n", total - limit);
     return out;
