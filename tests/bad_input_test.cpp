@@ -183,3 +183,40 @@ TEST_CASE(
     expect_bad_input({scenario("self.cm"), "", "self.cm:3:4", "to itself"}, "cm-self");
     expect_bad_input({scenario("dup.cm"), "", "dup.cm:4:9", "first on line 3"}, "cm-dup");
 }
+
+TEST_CASE("devices, pipes and oversized files are refused before they are read", "[cli][input]") {
+    const auto r = run_cli("check /dev/zero");
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("/dev/zero: is a device, pipe or socket") != std::string::npos);
+    const auto dir = temp_dir("fifo");
+    const auto fifo = dir / "s.yaml";
+    std::filesystem::remove(fifo);
+    REQUIRE(std::system(("mkfifo " + fifo.string()).c_str()) == 0);
+    const auto f = run_cli("check " + fifo.string());  // would block forever if opened
+    CHECK(f.exit_code == 2);
+    // A trace named like a connection matrix that is /dev/zero underneath.
+    std::filesystem::remove(dir / "zero.cm");
+    std::filesystem::create_symlink("/dev/zero", dir / "zero.cm");
+    expect_bad_input({"topology: {kind: ft2, switch_radix: 8}\ncluster: {node: none}\n"
+                      "workload: {kind: trace, file: " +
+                          (dir / "zero.cm").string() + "}\n",
+                      "", "zero.cm", "is a device, pipe or socket"},
+                     "trace-device");
+    write_text(dir / "huge.yaml", std::string((16u << 20) + 1, '#'));
+    const auto h = run_cli("check " + (dir / "huge.yaml").string());
+    CHECK(h.exit_code == 2);
+    CHECK(h.err.find("expected at most 16777216") != std::string::npos);
+}
+
+TEST_CASE(
+    "run refuses a scenario without a workload, and an all-to-all too large to index, "
+    "with one line",
+    "[cli][input]") {
+    expect_bad_input({"topology: {kind: ft2, switch_radix: 8}\n", "", "workload.kind",
+                      "missing (expected one of"},
+                     "no-workload");
+    expect_bad_input({"topology: {kind: ft2, switch_radix: 258}\ncluster: {node: none}\n"
+                      "workload: {kind: alltoall, message_bytes: 1}\n",
+                      "", "workload.kind", "more than the 1073741823 one run holds"},
+                     "alltoall-too-large");
+}

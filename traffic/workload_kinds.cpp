@@ -24,6 +24,14 @@ PatternParams pattern(const WorkloadRequest& r) {
 }
 
 Workload build_alltoall(const WorkloadRequest& r) {
+    // One message per ordered pair: refuse what a run cannot index before allocating it.
+    const std::uint64_t n = r.endpoints;
+    if (n * (n - 1) > TaskRef::kMaxIndex)
+        throw KeyError("workload.kind",
+                       fmt::format("an all-to-all among {} endpoints is {} messages, more than "
+                                   "the {} one run holds (expected at most 32,768 endpoints, "
+                                   "e.g. a smaller topology.endpoints)",
+                                   n, n * (n - 1), TaskRef::kMaxIndex));
     return all_to_all(pattern(r));
 }
 Workload build_permutation(const WorkloadRequest& r) {

@@ -126,6 +126,9 @@ int cmd_check(const CommonOptions& o, bool schema) {
 int cmd_run(const CommonOptions& o, std::optional<std::uint64_t> seed, const std::string& out_dir,
             bool quiet) {
     const cs::Scenario s = load(o, seed);
+    // Cheap validation first, as `check` does: a scenario without a workload is refused before
+    // its fabric and routes are built (minutes for the largest).
+    if (s.workload.kind != "moe") (void)cs::validate_workload(s);
     cs::TraceInput trace = cs::load_trace(s);
     const bool moe = s.workload.kind == "moe";
     const cs::SimulatedFabric fabric = cs::build_simulated_fabric(

@@ -388,7 +388,8 @@ class Loader {
     }
 
     void read_file() {
-        std::ifstream in = open_input_file(path_, "the scenario file", "a readable YAML file");
+        std::ifstream in =
+            open_input_file(path_, "the scenario file", "a readable YAML file", 16u << 20);
         std::stringstream ss;
         ss << in.rdbuf();
         try {

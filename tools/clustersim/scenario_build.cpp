@@ -209,7 +209,7 @@ NetworkParams network_params(const Scenario& s, const Topology& fabric) {
     return p;
 }
 
-Workload build_workload(const Scenario& s, std::uint32_t endpoints, TraceInput trace) {
+const WorkloadKind& validate_workload(const Scenario& s) {
     const auto& w = s.workload;
     std::string names;
     for (const auto& k : workload_kinds())
@@ -226,6 +226,12 @@ Workload build_workload(const Scenario& s, std::uint32_t endpoints, TraceInput t
             "workload.message_bytes",
             fmt::format("missing: workload '{}' needs a message size (expected e.g. 2MiB)",
                         w.kind));
+    return *kind;
+}
+
+Workload build_workload(const Scenario& s, std::uint32_t endpoints, TraceInput trace) {
+    const auto& w = s.workload;
+    const WorkloadKind* kind = &validate_workload(s);
     WorkloadRequest r;
     r.endpoints = endpoints;
     r.message_bytes = w.message_bytes;

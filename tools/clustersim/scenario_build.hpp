@@ -13,6 +13,7 @@
 #include "topologies/node_expansion.hpp"
 #include "topologies/topology.hpp"
 #include "traffic/moe_workload.hpp"
+#include "traffic/workload_kinds.hpp"
 
 namespace clustersim {
 
@@ -44,6 +45,8 @@ NetworkParams network_params(const Scenario& s, const Topology& fabric);
 /// Lanes per link: network.virtual_lanes, else what the topology's minimal routes need (twice
 /// that for valiant and ugal).
 std::uint32_t virtual_lanes(const Scenario& s, const Topology& fabric);
+/// The workload's cheap checks (kind known, message size given), before anything is built.
+const WorkloadKind& validate_workload(const Scenario& s);
 Workload build_workload(const Scenario& s, std::uint32_t endpoints, TraceInput trace);
 /// The moe decode step's DAG and where its all-to-alls are (workload.kind: moe).
 MoeRunSpec moe_run_spec(const Scenario& s, std::uint32_t endpoints);
