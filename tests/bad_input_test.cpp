@@ -220,3 +220,21 @@ TEST_CASE(
                       "", "workload.kind", "more than the 1073741823 one run holds"},
                      "alltoall-too-large");
 }
+
+TEST_CASE("a conflict between keys blames the one the user changed, on the command line first",
+          "[cli][input]") {
+    expect_bad_input({kGood, "--set topology.switch_radix=3", "--set: topology.switch_radix",
+                      "does not split radix 3"},
+                     "blame-radix");
+    expect_bad_input(
+        {"cluster: {node: none}\n"
+         "topology: {kind: dragonfly, switch_radix: 8, group_switches: 4}\n"
+         "workload: {kind: alltoall, message_bytes: 4096}\n",
+         "--set topology.global_links=100000", "--set: topology.global_links", "ports per switch"},
+        "blame-global-links");
+    // Without a command-line value, the key the file sets is blamed.
+    expect_bad_input({"topology: {kind: ft2, switch_radix: 3}\n"
+                      "workload: {kind: alltoall, message_bytes: 4096}\n",
+                      "", "s.yaml:1:37: topology.switch_radix", "does not split radix 3"},
+                     "blame-file");
+}

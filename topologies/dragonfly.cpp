@@ -21,7 +21,8 @@ Topology build_dragonfly(const TopologyRequest& r) {
             "topology.group_switches",
             fmt::format("a = {}, p = {}, h = {} need {} ports per switch, more than radix {} "
                         "(expected p + a - 1 + h <= {})",
-                        a, p, h, p + a - 1 + h, k, k));
+                        a, p, h, p + a - 1 + h, k, k),
+            {"topology.global_links", "topology.endpoints_per_switch", "topology.switch_radix"});
     const std::uint32_t max_groups = a * h + 1;  // a, h <= radix <= 65,536: fits 32 bits
     std::uint32_t g = r.dragonfly_g;
     if (g == 0) g = r.endpoints != 0 ? (r.endpoints + a * p - 1) / (a * p) : max_groups;

@@ -20,7 +20,8 @@ FatTreeThreeLayerShape fat_tree_three_layer_shape(const TopologyRequest& r) {
             "topology.oversubscription",
             fmt::format("oversubscription {} does not split radix {} into whole down and up ports "
                         "(expected r >= 1 with radix/(r+1) whole)",
-                        r.oversubscription, k));
+                        r.oversubscription, k),
+            {"topology.switch_radix"});
     FatTreeThreeLayerShape s;
     s.up = up;
     s.down = k - up;

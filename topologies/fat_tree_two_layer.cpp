@@ -23,7 +23,8 @@ FatTreeTwoLayerShape fat_tree_two_layer_shape(const FatTreeTwoLayerParams& p,
             "topology.oversubscription",
             fmt::format("oversubscription {} does not split radix {} into whole down and up ports "
                         "(expected r such that radix/(r+1) is a whole number, e.g. 1 or 3)",
-                        r, k));
+                        r, k),
+            {"topology.switch_radix"});
     FatTreeTwoLayerShape s;
     s.up = up;
     s.down = k - up;

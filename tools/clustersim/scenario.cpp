@@ -819,6 +819,19 @@ class Loader {
 
 }  // namespace
 
+InputError Scenario::error_for(const KeyError& e) const {
+    // Blame the key the user changed: one given on the command line first, then the one the
+    // builder named if the file sets it, then any other key in the conflict the file sets.
+    std::vector<std::string> keys{e.key()};
+    keys.insert(keys.end(), e.also().begin(), e.also().end());
+    for (const auto& k : keys)
+        if (auto it = positions.find(k); it != positions.end() && it->second.file == "--set")
+            return error_at(k, e.what());
+    for (const auto& k : keys)
+        if (positions.count(k)) return error_at(k, e.what());
+    return error_at(e.key(), e.what());
+}
+
 InputError Scenario::error_at(const std::string& key, const std::string& message) const {
     auto it = positions.find(key);
     if (it == positions.end()) return InputError(file, 0, 0, key, message);

@@ -10,6 +10,7 @@
 #include "models/moe_model.hpp"
 #include "models/network.hpp"
 #include "sim/input_error.hpp"
+#include "sim/key_error.hpp"
 
 namespace clustersim {
 
@@ -139,6 +140,8 @@ struct Scenario {
 
     /// An InputError pointing at `key` (where it was set, or at the file if it was defaulted).
     InputError error_at(const std::string& key, const std::string& message) const;
+    /// A builder's KeyError as an InputError blaming the conflicting key the user set.
+    InputError error_for(const KeyError& e) const;
 };
 
 struct Override {

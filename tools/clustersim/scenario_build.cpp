@@ -63,7 +63,7 @@ Topology build_topology(const Scenario& s, std::uint32_t endpoints_if_unset) {
         place_topology_in_racks(t, s.cost.rack_endpoints);
         return t;
     } catch (const KeyError& e) {
-        throw s.error_at(e.key(), e.what());
+        throw s.error_for(e);
     }
 }
 
@@ -74,7 +74,7 @@ CostBreakdown topology_cost(const Scenario& s, const Topology& t) {
     try {
         return fabric_cost(t.inventory, s.topology.switch_preset, prices);
     } catch (const KeyError& e) {
-        throw s.error_at(e.key(), e.what());
+        throw s.error_for(e);
     }
 }
 
@@ -151,7 +151,7 @@ SimulatedFabric build_simulated_fabric(const Scenario& s, std::uint32_t trace_gp
     try {
         f.expanded = expand_nodes(f.fabric, node_spec(s), f.layout);
     } catch (const KeyError& e) {
-        throw s.error_at(e.key(), e.what());
+        throw s.error_for(e);
     }
     return f;
 }
@@ -252,7 +252,7 @@ Workload build_workload(const Scenario& s, std::uint32_t endpoints, TraceInput t
     try {
         return kind->build(r);
     } catch (const KeyError& e) {
-        throw s.error_at(e.key(), e.what());
+        throw s.error_for(e);
     }
 }
 
