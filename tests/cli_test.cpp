@@ -199,3 +199,31 @@ TEST_CASE("the seed option takes 0 to 2^64 - 1 exactly, and anything else is bad
         CHECK(r.out.empty());
     }
 }
+
+TEST_CASE(
+    "check shows a run's packet and event estimate; sim.max_events refuses a run that "
+    "needs more, and stops one that goes past it with exit 3",
+    "[cli][limits]") {
+    const auto c = run_cli("check " + source_path("scenarios/ft2-alltoall.yaml"));
+    CHECK(c.exit_code == 0);
+    CHECK(c.out.find("about 258048 packets") != std::string::npos);
+    // The estimate bounds the real count (3,747,693 events for this run).
+    const auto est = c.out.substr(c.out.find("at most about ") + 14);
+    const auto run = run_cli("run " + source_path("scenarios/ft2-alltoall.yaml") + " --json");
+    REQUIRE(run.exit_code == 0);
+    CHECK(Json::parse(run.out)["sim"]["events"].get<std::uint64_t>() <= std::stoull(est));
+    const auto refused = run_cli("run " + source_path("scenarios/ft2-alltoall.yaml") +
+                                 " --set sim.max_events=1000000");
+    CHECK(refused.exit_code == 2);
+    CHECK(refused.err.find("sim.max_events: the run needs about") != std::string::npos);
+    // Lossy retransmissions go past the estimate: the limit stops the run itself.
+    const auto dir = temp_dir("event-limit");
+    const auto stopped =
+        run_cli("run " + source_path("scenarios/ft2-incast.yaml") +
+                " --set network.flow_control=lossy --set network.port_buffer_bytes=65536"
+                " --set workload.message_bytes=256KiB --set sim.max_events=40000 --quiet --out " +
+                dir.string());
+    CHECK(stopped.exit_code == 3);
+    CHECK(stopped.err.find("sim.max_events (40000) reached") != std::string::npos);
+    CHECK(Json::parse(read(dir / "results.json"))["status"] == "event_limit");
+}

@@ -112,9 +112,13 @@ int cmd_check(const CommonOptions& o, bool schema) {
         const cs::Workload w = cs::build_workload(s, f.endpoints(), std::move(trace));
         if (const std::string err = w.validate(f.endpoints()); !err.empty())
             throw s.error_at("workload.kind", err);
-        fmt::print("{}: ok ({} of {} NICs, {} endpoints simulated, {} messages, {} bytes)\n",
-                   o.scenario, f.fabric.kind, f.fabric.graph.endpoint_count(), f.endpoints(),
-                   w.messages.size(), w.total_bytes());
+        const cs::RunEstimate est = cs::estimate_run(s, f, w);
+        cs::check_event_limit(s, est);
+        fmt::print(
+            "{}: ok ({} of {} NICs, {} endpoints simulated, {} messages, {} bytes; about {} "
+            "packets, at most about {} events)\n",
+            o.scenario, f.fabric.kind, f.fabric.graph.endpoint_count(), f.endpoints(),
+            w.messages.size(), w.total_bytes(), est.packets, est.events);
     } else {
         const cs::Topology t = cs::build_topology(s, trace.nodes);
         fmt::print("{}: ok ({} of {} NICs, no workload)\n", o.scenario, t.kind,
@@ -140,6 +144,7 @@ int cmd_run(const CommonOptions& o, std::optional<std::uint64_t> seed, const std
         moe ? std::move(moe_run->workload) : cs::build_workload(s, endpoints, std::move(trace));
     if (const std::string err = w.validate(endpoints); !err.empty())
         throw s.error_at("workload.kind", err);
+    cs::check_event_limit(s, cs::estimate_run(s, fabric, w));
     if (!out_dir.empty()) {
         std::error_code ec;
         std::filesystem::create_directories(out_dir, ec);
@@ -158,6 +163,7 @@ int cmd_run(const CommonOptions& o, std::optional<std::uint64_t> seed, const std
     }
     cs::SimulationOptions so;
     if (s.sim.max_time_us > 0) so.max_time = cs::Time::from_us(s.sim.max_time_us);
+    so.max_events = s.sim.max_events;
     so.progress = !quiet && !o.json;
     const cs::SimulationResult r =
         cs::simulate(fabric.simulated(), fabric.routes, w, cs::network_params(s, fabric.fabric), so,
@@ -184,6 +190,11 @@ int cmd_run(const CommonOptions& o, std::optional<std::uint64_t> seed, const std
                 stderr,
                 "clustersim: sim.max_time_us ({} us) reached with {} of {} messages unfinished:\n",
                 s.sim.max_time_us, unfinished, w.messages.size());
+        else if (r.status == cs::SimulationResult::Status::EventLimit)
+            fmt::print(stderr,
+                       "clustersim: sim.max_events ({}) reached at {:.3f} us with {} of {} "
+                       "messages unfinished:\n",
+                       s.sim.max_events, r.end_time.us(), unfinished, w.messages.size());
         else
             fmt::print(stderr,
                        "clustersim: the network stopped making progress at {:.3f} us with {} of {} "

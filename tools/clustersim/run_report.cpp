@@ -19,6 +19,8 @@ const char* status_name(SimulationResult::Status s) {
             return "stalled";
         case SimulationResult::Status::TimeLimit:
             return "time_limit";
+        case SimulationResult::Status::EventLimit:
+            return "event_limit";
     }
     return "";
 }

@@ -133,6 +133,7 @@ struct Scenario {
         double max_time_us = 0;        // 0 = no limit
         bool complete_on_ack = false;  // sim.completion: sender-ack
         double sample_us = 0;          // queue sampling period (0: off)
+        std::uint64_t max_events = 0;  // 0: no limit
         std::uint64_t sample_rows = 1000000;
     } sim;
 

@@ -209,6 +209,30 @@ NetworkParams network_params(const Scenario& s, const Topology& fabric) {
     return p;
 }
 
+RunEstimate estimate_run(const Scenario& s, const SimulatedFabric& f, const Workload& w) {
+    RunEstimate e;
+    const std::uint64_t mtu = std::max<std::uint64_t>(1, s.network.mtu_bytes);
+    // Links on the longest path: the fabric's switches plus one, and inside nodes the hub,
+    // PCIe and NIC hops at both ends.
+    const std::uint64_t links = f.fabric.inventory.max_hops + 1 + (f.node_layout() ? 4 : 0);
+    for (const auto& m : w.messages) {
+        const std::uint64_t p = m.bytes == 0 ? 0 : (m.bytes - 1) / mtu + 1;
+        e.packets = e.packets > UINT64_MAX - p ? UINT64_MAX : e.packets + p;
+    }
+    const long double events = static_cast<long double>(e.packets) * 2 * links +
+                               2.0L * static_cast<long double>(w.messages.size());
+    e.events = events > 1.8e19L ? UINT64_MAX : static_cast<std::uint64_t>(events);
+    return e;
+}
+
+void check_event_limit(const Scenario& s, const RunEstimate& e) {
+    if (s.sim.max_events > 0 && e.events > s.sim.max_events)
+        throw s.error_at("sim.max_events",
+                         fmt::format("the run needs about {} events for {} packets (expected at "
+                                     "most {}, or a larger sim.max_events)",
+                                     e.events, e.packets, s.sim.max_events));
+}
+
 const WorkloadKind& validate_workload(const Scenario& s) {
     const auto& w = s.workload;
     std::string names;

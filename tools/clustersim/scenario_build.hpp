@@ -45,6 +45,15 @@ NetworkParams network_params(const Scenario& s, const Topology& fabric);
 /// Lanes per link: network.virtual_lanes, else what the topology's minimal routes need (twice
 /// that for valiant and ugal).
 std::uint32_t virtual_lanes(const Scenario& s, const Topology& fabric);
+/// What a run will cost, from formulas: packets, and events as an upper bound (two per link
+/// a packet crosses on the longest path, plus two per message).
+struct RunEstimate {
+    std::uint64_t packets = 0;
+    std::uint64_t events = 0;
+};
+RunEstimate estimate_run(const Scenario& s, const SimulatedFabric& f, const Workload& w);
+/// Refuses, at sim.max_events, a run whose estimate exceeds it.
+void check_event_limit(const Scenario& s, const RunEstimate& e);
 /// The workload's cheap checks (kind known, message size given), before anything is built.
 const WorkloadKind& validate_workload(const Scenario& s);
 Workload build_workload(const Scenario& s, std::uint32_t endpoints, TraceInput trace);

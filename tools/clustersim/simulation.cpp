@@ -33,7 +33,17 @@ SimulationResult simulate(const Topology& topology, const ForwardingTables& rout
                    workload.messages.size());
         std::fflush(stderr);
     };
-    const StopReason stop = sim.run(net, options.max_time, progress);
+    // The event limit rides on the progress callback: checked every 4,096 events when set.
+    bool event_limit = false;
+    auto progress_and_limit = [&](const Simulator& s) {
+        progress(s);
+        if (options.max_events > 0 && s.events_processed() >= options.max_events) {
+            event_limit = true;
+            sim.request_stop();
+        }
+    };
+    const StopReason stop = sim.run(net, options.max_time, progress_and_limit,
+                                    options.max_events > 0 ? 1u << 12 : 1u << 16);
     const auto wall_end = Clock::now();
     if (printed) fmt::print(stderr, "\n");
 
@@ -50,6 +60,8 @@ SimulationResult simulate(const Topology& topology, const ForwardingTables& rout
         r.status = SimulationResult::Status::Completed;
     else if (stop == StopReason::TimeLimit)
         r.status = SimulationResult::Status::TimeLimit;
+    else if (event_limit)
+        r.status = SimulationResult::Status::EventLimit;
     else
         r.status = SimulationResult::Status::Stalled;
     r.payload_in_flight = r.counters.payload_sent - r.counters.payload_delivered -

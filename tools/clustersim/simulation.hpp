@@ -12,7 +12,8 @@ namespace clustersim {
 
 struct SimulationOptions {
     Time max_time = Time::never();
-    bool progress = false;  // a progress line on stderr after a couple of seconds
+    std::uint64_t max_events = 0;  // 0: no limit (checked every 4,096 events)
+    bool progress = false;         // a progress line on stderr after a couple of seconds
 };
 
 struct ChannelUsage {
@@ -23,7 +24,7 @@ struct ChannelUsage {
 };
 
 struct SimulationResult {
-    enum class Status { Completed, Stalled, TimeLimit };
+    enum class Status { Completed, Stalled, TimeLimit, EventLimit };
     Status status = Status::Completed;
     Time end_time;
     std::uint64_t events = 0;
