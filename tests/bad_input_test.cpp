@@ -238,3 +238,19 @@ TEST_CASE("a conflict between keys blames the one the user changed, on the comma
                       "", "s.yaml:1:37: topology.switch_radix", "does not split radix 3"},
                      "blame-file");
 }
+
+TEST_CASE(
+    "an unreadable input file is blamed on the key that names it; a .cm without Nodes "
+    "points at its first line",
+    "[cli][input][trace]") {
+    expect_bad_input({"topology: {kind: ft2, switch_radix: 8}\n"
+                      "workload: {kind: trace, file: nowhere.cm}\n",
+                      "", "s.yaml:2:31: workload.file", "cannot open"},
+                     "file-key");
+    const auto dir = temp_dir("no-nodes");
+    write_text(dir / "n.cm", "Connections 0\n");
+    expect_bad_input({"topology: {kind: ft2, switch_radix: 8}\nworkload: {kind: trace, file: " +
+                          (dir / "n.cm").string() + "}\n",
+                      "", "n.cm:1:1", "no 'Nodes N' header line"},
+                     "no-nodes");
+}

@@ -261,7 +261,9 @@ class Parser {
 
     void finish() {
         if (cm_.nodes == 0)
-            throw InputError(file_, "no 'Nodes N' header line (expected Nodes N with N >= 1)");
+            throw InputError(
+                file_, 1, 1, {},
+                "no 'Nodes N' header line (expected Nodes N with N >= 1 before the connections)");
         if (declared_connections_ != connections_)
             fail_line(line_no_,
                       fmt::format("'Connections {}' declared but {} connection lines found",

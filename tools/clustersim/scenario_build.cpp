@@ -23,15 +23,25 @@ TraceInput load_trace(const Scenario& s) {
         throw s.error_at("workload.kind",
                          "a trace workload needs workload.file (expected a .cm or .csv path)");
     const std::string ext = std::filesystem::path(s.workload.file).extension().string();
-    if (ext == ".cm") {
-        auto cm = read_connection_matrix_file(s.workload.file);
-        t.nodes = cm.nodes;
-        t.workload = std::move(cm.workload);
-    } else if (ext == ".csv") {
-        auto list = read_message_csv_file(s.workload.file);
-        t.nodes = list.nodes;
-        t.workload = std::move(list.workload);
-    } else {
+    try {
+        if (ext == ".cm") {
+            auto cm = read_connection_matrix_file(s.workload.file);
+            t.nodes = cm.nodes;
+            t.workload = std::move(cm.workload);
+            return t;
+        }
+        if (ext == ".csv") {
+            auto list = read_message_csv_file(s.workload.file);
+            t.nodes = list.nodes;
+            t.workload = std::move(list.workload);
+            return t;
+        }
+    } catch (const InputError& e) {
+        // A file that cannot be read at all is the key's fault: point at where it is named.
+        if (e.line() == 0) throw s.error_at("workload.file", "'" + e.file() + "' " + e.what());
+        throw;
+    }
+    {
         throw s.error_at("workload.file", fmt::format("unknown trace format '{}' (expected a .cm "
                                                       "connection matrix or a .csv message list)",
                                                       ext));
@@ -293,8 +303,14 @@ GatingParams moe_gating_params(const Scenario& s) {
             throw s.error_at("workload.gating",
                              "trace gating needs workload.expert_load_file (expected a CSV of "
                              "expert,load lines)");
-        g.recorded_load = read_expert_load_file(w.expert_load_file, s.model.preset.routed_experts,
-                                                s.model.preset.top_k);
+        try {
+            g.recorded_load = read_expert_load_file(
+                w.expert_load_file, s.model.preset.routed_experts, s.model.preset.top_k);
+        } catch (const InputError& e) {
+            if (e.line() == 0)
+                throw s.error_at("workload.expert_load_file", "'" + e.file() + "' " + e.what());
+            throw;
+        }
     }
     g.zipf_s = w.zipf_s;
     g.hot_experts = std::min(w.hot_experts, s.model.preset.routed_experts);
