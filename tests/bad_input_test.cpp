@@ -254,3 +254,13 @@ TEST_CASE(
                       "", "n.cm:1:1", "no 'Nodes N' header line"},
                      "no-nodes");
 }
+
+TEST_CASE("a missing key is blamed on its parent map, or on the file's first line",
+          "[cli][input]") {
+    expect_bad_input({"topology: {kind: ft2, switch_radix: 8}\nworkload: {kind: alltoall}\n", "",
+                      "s.yaml:2:1: workload.message_bytes", "missing"},
+                     "missing-in-map");
+    expect_bad_input(
+        {"topology: {kind: ft2, switch_radix: 8}\n", "", "s.yaml:1:1: workload.kind", "missing"},
+        "missing-map");
+}

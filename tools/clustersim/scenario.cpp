@@ -453,6 +453,7 @@ class Loader {
                     path, key_node.Mark(),
                     fmt::format("unknown key (expected one of: {})", join(children_of(prefix))));
             if (spec->type == Type::Section) {
+                positions_[path] = key_node.Mark();  // where a missing key of it is blamed
                 if (value.IsNull()) continue;
                 if (!value.IsMap())
                     fail_at(path, value.Mark(), "expected a mapping of keys (e.g. kind: ...)");
@@ -835,9 +836,16 @@ InputError Scenario::error_for(const KeyError& e) const {
 }
 
 InputError Scenario::error_at(const std::string& key, const std::string& message) const {
-    auto it = positions.find(key);
-    if (it == positions.end()) return InputError(file, 0, 0, key, message);
-    return InputError(it->second.file, it->second.line, it->second.column, key, message);
+    // A key that is not there is blamed on its parent map where the file has one, else on the
+    // file's first line.
+    for (std::string k = key;;) {
+        if (auto it = positions.find(k); it != positions.end())
+            return InputError(it->second.file, it->second.line, it->second.column, key, message);
+        const auto dot = k.rfind('.');
+        if (dot == std::string::npos) break;
+        k.resize(dot);
+    }
+    return InputError(file, 1, 1, key, message);
 }
 
 Override parse_override(const std::string& text) {
