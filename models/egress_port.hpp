@@ -42,8 +42,9 @@ struct alignas(64) EgressPort {
 
     bool paused = false;  // PFC: stopped by the far end's pause frame
     Time paused_since;
-    Time paused_total;         // time spent paused
-    std::uint64_t pauses = 0;  // pause frames received
+    Time paused_total;            // time spent paused
+    std::uint64_t pauses = 0;     // pause frames received
+    std::uint64_t ecn_marks = 0;  // packets it marked congestion experienced
 
     RingBuffer<Packet>& lane(std::uint32_t vl) { return vl == 0 ? queue : upper_queues[vl - 1]; }
     const RingBuffer<Packet>& lane(std::uint32_t vl) const {

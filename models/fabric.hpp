@@ -275,6 +275,7 @@ inline bool Fabric::enqueue(std::uint32_t out, const Packet& p) {
             Packet marked = p;
             marked.flags |= Packet::kCongestionExperienced;
             ++counters_.ecn_marks;
+            ++port.ecn_marks;
             port.lane(vl).push_back(marked);
             port.queued_bytes += wire;
             port.max_queue_bytes = std::max(port.max_queue_bytes, port.queued_bytes);

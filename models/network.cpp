@@ -188,12 +188,15 @@ void Network::sample() {
     if (sim_.pending() == 0) return;
     const auto ports = fabric_.ports();
     for (std::uint32_t c = 0; c < ports.size(); ++c) {
-        if (ports[c].queued_bytes == 0 && !ports[c].paused) continue;
+        if (ports[c].queued_bytes == 0 && !ports[c].paused && ports[c].drops == 0 &&
+            ports[c].ecn_marks == 0)
+            continue;
         if (samples_.size() >= params_.sample_rows) {
             samples_truncated_ = true;
             return;
         }
-        samples_.push_back(QueueSample{sim_.now(), c, ports[c].queued_bytes, ports[c].paused});
+        samples_.push_back(QueueSample{sim_.now(), c, ports[c].queued_bytes, ports[c].paused,
+                                       ports[c].drops, ports[c].ecn_marks});
     }
     sim_.schedule(sim_.now() + params_.sample_period, 0, kSample);
 }

@@ -29,6 +29,7 @@ struct QueueSample {
     std::uint32_t channel = 0;
     std::uint64_t queued_bytes = 0;
     bool paused = false;
+    std::uint64_t drops = 0, ecn_marks = 0;  // so far at this port
 };
 
 struct NetworkCounters {

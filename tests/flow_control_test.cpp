@@ -91,6 +91,22 @@ TEST_CASE("queue sampling records the congested ports over time and never keeps 
     CHECK(deepest > 1'000'000);  // the incast's last hop
     CHECK(paused);
     CHECK(last <= r.result.end_time);
+    // Drops and ECN marks so far ride along: a lossy run's bottleneck shows its drops, and
+    // they only grow.
+    const Run lossy =
+        run_yaml("sampled-lossy", kEthernet + incast,
+                 {Override{"sim.sample_us", "5"}, Override{"network.flow_control", "lossy"}});
+    std::uint64_t drops = 0;
+    bool monotonic = true;
+    for (const QueueSample& q : lossy.result.queue_samples) {
+        if (q.channel != lossy.result.queue_samples.front().channel) continue;
+        monotonic &= q.drops >= drops;
+        drops = q.drops;
+    }
+    CHECK(monotonic);
+    std::uint64_t most = 0;
+    for (const QueueSample& q : lossy.result.queue_samples) most = std::max(most, q.drops);
+    CHECK(most > 0);
     // A run that deadlocks still ends (stalled) with sampling on.
     const Run stuck = run_yaml("sampled-deadlock",
                                "cluster: {node: none}\n"

@@ -307,15 +307,15 @@ std::string run_summary_table(const Json& j) {
 }
 
 std::string queues_csv(const PortGraph& graph, const SimulationResult& r) {
-    std::string out = "time_us,channel,from,to,queued_bytes,paused\n";
+    std::string out = "time_us,channel,from,to,queued_bytes,paused,drops,ecn_marks\n";
     const auto channels = graph.channels();
     auto node = [](NodeRef n) {
         return fmt::format("{}{}", n.kind == NodeKind::Switch ? "switch:" : "endpoint:", n.index);
     };
     for (const QueueSample& q : r.queue_samples)
-        out += fmt::format("{:.6f},{},{},{},{},{}\n", q.at.us(), q.channel,
+        out += fmt::format("{:.6f},{},{},{},{},{},{},{}\n", q.at.us(), q.channel,
                            node(channels[q.channel].from), node(channels[q.channel].to),
-                           q.queued_bytes, q.paused ? 1 : 0);
+                           q.queued_bytes, q.paused ? 1 : 0, q.drops, q.ecn_marks);
     return out;
 }
 
