@@ -116,15 +116,6 @@ void Forwarding::find_dmodk_divisors() {
     }
 }
 
-const Forwarding::Attachment* Forwarding::attachment_in(std::uint32_t endpoint,
-                                                        std::uint32_t component) const {
-    const std::uint32_t first = single_attachment_ ? endpoint : attach_first_[endpoint];
-    const std::uint32_t last = single_attachment_ ? endpoint + 1 : attach_first_[endpoint + 1];
-    for (std::uint32_t i = first; i < last; ++i)
-        if (attachments_[i].component == component) return &attachments_[i];
-    return nullptr;
-}
-
 std::uint32_t Forwarding::intermediate(const Packet& p, std::uint32_t component,
                                        std::uint32_t dst_switch) const {
     // A function of the packet's fields alone, so that every switch on the way recomputes the

@@ -95,19 +95,25 @@ inline std::uint32_t Forwarding::fabric_route(std::uint32_t sw, Packet& p, Time 
         if (out != kNone) return out;
     }
     FabricSwitch& here = fabric_switches_[sw];
-    // One attachment per destination (the common case) is stored at the destination's index.
-    const std::uint32_t first = single_attachment_ ? p.dst : attach_first_[p.dst];
-    const std::uint32_t last = single_attachment_ ? p.dst + 1 : attach_first_[p.dst + 1];
-    for (std::uint32_t i = first; i < last; ++i) {
-        const Attachment& a = attachments_[i];
-        if (a.component != here.component) continue;
-        if (a.fabric_switch == sw) return a.down_channel;
-        const auto c = routes_.candidates(sw, a.edge);
-        if (c.empty()) break;
+    if (const Attachment* a = attachment_in(p.dst, here.component)) {
+        if (a->fabric_switch == sw) return a->down_channel;
+        const auto c = routes_.candidates(sw, a->edge);
         if (c.size() == 1) return c[0];
-        return here.choose(RouteChoice{c, p, a.lid, here.route, ports_, now, params_, goes_up_});
+        if (!c.empty())
+            return here.choose(
+                RouteChoice{c, p, a->lid, here.route, ports_, now, params_, goes_up_});
     }
     throw std::logic_error("no route: the destination is not reachable in this plane");
+}
+
+inline const Forwarding::Attachment* Forwarding::attachment_in(std::uint32_t endpoint,
+                                                               std::uint32_t component) const {
+    // One attachment per destination (the common case) is stored at the destination's index.
+    const std::uint32_t first = single_attachment_ ? endpoint : attach_first_[endpoint];
+    const std::uint32_t last = single_attachment_ ? endpoint + 1 : attach_first_[endpoint + 1];
+    for (std::uint32_t i = first; i < last; ++i)
+        if (attachments_[i].component == component) return &attachments_[i];
+    return nullptr;
 }
 
 }  // namespace clustersim

@@ -4,6 +4,23 @@
 
 namespace clustersim {
 
+namespace {
+
+// The messages of the first hops: one per (token, expert) write in low-latency mode, one per GPU
+// pair in normal mode; `emit(src, dst, bytes)` adds each.
+template <class Emit>
+void each_first_hop(const std::vector<MoeTransfer>& transfers, std::uint64_t bytes_per_token,
+                    bool low_latency, Emit&& emit) {
+    for (const auto& t : transfers) {
+        if (low_latency)
+            for (std::uint64_t i = 0; i < t.tokens; ++i) emit(t.src, t.dst, bytes_per_token);
+        else
+            emit(t.src, t.dst, t.tokens * bytes_per_token);
+    }
+}
+
+}  // namespace
+
 MoeRun build_moe_run(const MoeRunSpec& spec) {
     const MoeModel& m = spec.model;
     const std::uint32_t ep = spec.placement.ep_size;
@@ -107,13 +124,7 @@ MoeRun build_moe_run(const MoeRunSpec& spec) {
                         w.depend({TaskKind::Transfer, msg}, Completion::Done,
                                  {TaskKind::Join, forward_gate[dst]});
                 };
-                for (const auto& t : a.transfers) {
-                    if (low_latency)
-                        for (std::uint64_t i = 0; i < t.tokens; ++i)
-                            dispatch(t.src, t.dst, dispatch_bytes);
-                    else
-                        dispatch(t.src, t.dst, t.tokens * dispatch_bytes);
-                }
+                each_first_hop(a.transfers, dispatch_bytes, low_latency, dispatch);
                 for (std::uint32_t g = 0; g < ep; ++g)
                     if (forward_gate[g] != kNone)
                         w.depend({TaskKind::Compute, attn[g]}, Completion::Done,
@@ -173,13 +184,7 @@ MoeRun build_moe_run(const MoeRunSpec& spec) {
                              {TaskKind::Join, ready_mb[src]});
                     combine_sent[dst].push_back(msg);
                 };
-                for (const auto& t : a.transfers) {
-                    if (low_latency)
-                        for (std::uint64_t i = 0; i < t.tokens; ++i)
-                            combine(t.src, t.dst, combine_bytes);
-                    else
-                        combine(t.src, t.dst, t.tokens * combine_bytes);
-                }
+                each_first_hop(a.transfers, combine_bytes, low_latency, combine);
                 range.combine_last = static_cast<std::uint32_t>(w.messages.size());
                 if (!low_latency && spec.comm_sms > 0) {
                     // Normal kernels hold SMs from launch (after the compute before them) until
