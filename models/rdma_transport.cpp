@@ -9,8 +9,7 @@ namespace clustersim {
 
 RdmaTransport::RdmaTransport(const PortGraph& graph, const Workload& workload,
                              const NetworkParams& params, const NodeLayout* layout)
-    : graph_(graph),
-      workload_(workload),
+    : workload_(workload),
       params_(params),
       layout_(layout),
       dcqcn_(params.dcqcn),

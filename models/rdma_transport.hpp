@@ -142,7 +142,6 @@ class RdmaTransport {
     Sender& sender_of(std::uint32_t ch) { return senders_[ch - first_channel_]; }
     std::uint32_t packets_of(std::uint32_t m) const;
 
-    const PortGraph& graph_;
     const Workload& workload_;
     NetworkParams params_;
     const NodeLayout* layout_ = nullptr;

@@ -3,7 +3,8 @@
 # is safe to run any number of times.
 set -euo pipefail
 packages=(build-essential cmake ninja-build libboost-graph-dev libyaml-cpp-dev
-          libfmt-dev libcli11-dev catch2 nlohmann-json3-dev python3)
+          libfmt-dev libcli11-dev catch2 nlohmann-json3-dev python3
+          clang libclang-rt-14-dev)  # clang + its runtime: the libFuzzer targets (tools/fuzz.sh)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

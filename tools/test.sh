@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Second command of the README (and what CI runs): install what is missing, build with warnings
-# as errors, run every test; then build again under AddressSanitizer + UBSan and rerun the unit
-# tests there. Works on a clean clone.
+# as errors, run every test; fuzz the input readers briefly (tools/fuzz.sh); then build again
+# under AddressSanitizer + UBSan and rerun the unit tests there. Works on a clean clone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/install_dependencies.sh
@@ -12,6 +12,11 @@ cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCLUSTERSIM_WERROR=ON -
 cmake --build build -j "$jobs"
 echo "== tests"
 ctest --test-dir build --output-on-failure -j "$jobs" -L unit
+
+if [ "${CLUSTERSIM_SKIP_FUZZ:-0}" != "1" ]; then
+  echo "== fuzzing the input readers (clang, libFuzzer; 30 s per target)"
+  tools/fuzz.sh 30
+fi
 
 if [ "${CLUSTERSIM_SKIP_SANITIZERS:-0}" != "1" ]; then
   echo "== AddressSanitizer + UBSan build"

@@ -181,7 +181,6 @@ namespace clustersim {
 
 nlohmann::ordered_json moe_step_json(const Scenario& s, const MoeRun& run,
                                      const SimulationResult& r) {
-    using Json = nlohmann::ordered_json;
     const MoeModel& m = s.model.preset;
     const auto& w = s.workload;
     const bool decode = w.phase == "decode", training = w.phase == "training";

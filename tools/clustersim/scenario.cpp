@@ -340,7 +340,15 @@ class Loader {
     Loader(std::string path) : path_(std::move(path)) {}
 
     Scenario load(const std::vector<Override>& overrides) {
-        read_file();
+        std::ifstream in =
+            open_input_file(path_, "the scenario file", "a readable YAML file", 16u << 20);
+        std::stringstream ss;
+        ss << in.rdbuf();
+        return load_text(ss.str(), overrides);
+    }
+
+    Scenario load_text(const std::string& text, const std::vector<Override>& overrides) {
+        parse(text);
         for (const auto& o : overrides) apply(o);
         scenario_.file = path_;
         validate(root_, "");
@@ -388,13 +396,9 @@ class Loader {
         }
     }
 
-    void read_file() {
-        std::ifstream in =
-            open_input_file(path_, "the scenario file", "a readable YAML file", 16u << 20);
-        std::stringstream ss;
-        ss << in.rdbuf();
+    void parse(const std::string& text) {
         try {
-            root_ = YAML::Load(ss.str());
+            root_ = YAML::Load(text);
         } catch (const YAML::ParserException& e) {
             throw InputError(path_, static_cast<std::uint32_t>(e.mark.line + 1),
                              static_cast<std::uint32_t>(e.mark.column + 1), {},
@@ -859,6 +863,11 @@ Override parse_override(const std::string& text) {
 
 Scenario load_scenario(const std::string& path, const std::vector<Override>& overrides) {
     return Loader(path).load(overrides);
+}
+
+Scenario load_scenario_text(const std::string& text, const std::string& path,
+                            const std::vector<Override>& overrides) {
+    return Loader(path).load_text(text, overrides);
 }
 
 std::string schema_markdown() {

@@ -155,6 +155,9 @@ Override parse_override(const std::string& text);
 
 /// Loads, applies overrides, validates. Throws InputError for anything wrong.
 Scenario load_scenario(const std::string& path, const std::vector<Override>& overrides);
+/// The same from text already read; `path` names it in errors and anchors relative file keys.
+Scenario load_scenario_text(const std::string& text, const std::string& path,
+                            const std::vector<Override>& overrides);
 
 /// The schema as Markdown rows (key, type, default, meaning), for `clustersim check --schema`.
 std::string schema_markdown();

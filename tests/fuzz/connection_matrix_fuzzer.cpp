@@ -1,0 +1,20 @@
+// libFuzzer target: any bytes as a `.cm` connection matrix (htsim's traffic format). The reader
+// must return a matrix or throw an InputError; anything else is a bug.
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <sstream>
+#include <string>
+
+#include "sim/input_error.hpp"
+#include "traffic/connection_matrix.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    std::istringstream in(std::string(reinterpret_cast<const char*>(data), size));
+    try {
+        (void)clustersim::read_connection_matrix(in, "fuzz/trace.cm");
+    } catch (const clustersim::InputError& e) {
+        if (e.formatted().find('\n') != std::string::npos) std::abort();  // one line, always
+    }
+    return 0;
+}
