@@ -24,6 +24,10 @@ struct ComputeState {
 class DagRuntime {
   public:
     DagRuntime(Simulator& sim, const Workload& workload, std::uint32_t gpus);
+    /// Bytes per message (two successor slots, input flags) and per dependency (run estimates).
+    static constexpr std::uint64_t kBytesPerMessage = 2 * sizeof(std::uint32_t) + 1;
+    static constexpr std::uint64_t kBytesPerDependency = sizeof(TaskRef);
+    static std::uint64_t bytes_per_join() { return sizeof(JoinState) + 2 * sizeof(std::uint32_t); }
 
     /// Schedules every task that has a start time and no input.
     void start();

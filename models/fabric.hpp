@@ -55,6 +55,11 @@ class Fabric {
         return p.payload_bytes + params_.header_bytes;
     }
     std::uint32_t header_bytes() const { return params_.header_bytes; }
+    /// Bytes per channel and per switch before any packet moves (run estimates).
+    static std::uint64_t bytes_per_channel(bool pfc) {
+        return sizeof(Link) + sizeof(EgressPort) + (pfc ? sizeof(PfcIngress) : 0);
+    }
+    static std::uint64_t bytes_per_switch(bool pfc) { return pfc ? sizeof(SharedBuffer) : 0; }
     bool is_endpoint_channel(std::uint32_t ch) const { return ch >= first_endpoint_channel_; }
     bool idle(std::uint32_t ch) const { return ports_[ch].wake_at == Time::never(); }
 

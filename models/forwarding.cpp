@@ -23,8 +23,6 @@ Forwarding::Forwarding(const PortGraph& graph, const ForwardingTables& routes,
         s.choose = policies[params_.policy].choose;
     }
     if (policies[params_.policy].name == "flowlet") {
-        // A table per fabric switch, sized as switch ASICs size theirs (thousands of entries).
-        constexpr std::size_t kFlowletEntries = 4096;
         const std::uint32_t fabric = layout_ ? layout_->fabric_switches : graph_.switch_count();
         flowlets_.assign(std::size_t{fabric} * kFlowletEntries, Flowlet{});
         for (std::uint32_t s = 0; s < fabric; ++s)
@@ -315,6 +313,15 @@ void Forwarding::index_node_switches() {
             nic_spray_[s] =
                 static_cast<std::uint32_t>(fabric_switches_[s].route.salt % n.network_count);
     }
+}
+
+std::uint64_t Forwarding::memory_bytes(std::uint64_t fabric_switches, std::uint64_t switches,
+                                       std::uint64_t channels, std::uint64_t endpoints,
+                                       bool flowlet_tables) {
+    return fabric_switches * sizeof(FabricSwitch) + channels +  // goes_up_
+           endpoints * (sizeof(Attachment) + sizeof(std::uint32_t)) +
+           switches * (sizeof(std::uint32_t) + sizeof(NicPorts) + sizeof(std::uint32_t)) +
+           (flowlet_tables ? fabric_switches * kFlowletEntries * sizeof(Flowlet) : 0);
 }
 
 }  // namespace clustersim

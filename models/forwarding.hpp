@@ -27,6 +27,12 @@ class Forwarding {
         if (!layout_) return fabric_route(sw, p, now);
         return node_route(sw, p, now);
     }
+    /// Bytes it holds for a fabric of `fabric_switches` inside `switches` (node model included),
+    /// with `channels` and `endpoints`: what run estimates count before building.
+    static std::uint64_t memory_bytes(std::uint64_t fabric_switches, std::uint64_t switches,
+                                      std::uint64_t channels, std::uint64_t endpoints,
+                                      bool flowlet_tables);
+    static constexpr std::size_t kFlowletEntries = 4096;  // per switch, as switch ASICs size theirs
 
   private:
     struct FabricSwitch {

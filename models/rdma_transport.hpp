@@ -101,6 +101,13 @@ class RdmaTransport {
     /// again (never: the timer stops).
     std::uint32_t on_timer(std::uint32_t m, Time now, Time& next);
     static constexpr std::uint32_t kRetryLimit = 7;
+    /// Bytes it keeps per message: state, receiver, entropy, rate, and what reliable
+    /// connections and paced (congestion-controlled) senders add (run estimates).
+    static std::uint64_t bytes_per_message(bool reliable, bool paced) {
+        return sizeof(MessageState) + sizeof(Receiver) + sizeof(std::uint32_t) + sizeof(double) +
+               sizeof(std::uint32_t) + (reliable ? sizeof(Outgoing) : 0) +
+               (paced ? sizeof(Paced) : 0);
+    }
 
     MessageState& state(std::uint32_t m) { return state_[m]; }
     std::span<const MessageState> messages() const { return state_; }

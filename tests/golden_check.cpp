@@ -32,7 +32,9 @@ void flatten(const Json& j, const std::string& prefix, std::string& out) {
     if (j.is_object()) {
         for (const auto& [k, v] : j.items()) {
             const std::string path = prefix.empty() ? k : prefix + "." + k;
-            if (path == "sim.wall_s" || path == "sim.events_per_s") continue;
+            if (path == "sim.wall_s" || path == "sim.events_per_s" ||
+                path == "sim.peak_memory_bytes" || path == "sim.memory_estimate_bytes")
+                continue;
             flatten(v, path, out);
         }
         return;

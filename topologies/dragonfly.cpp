@@ -58,12 +58,16 @@ Topology build_dragonfly(const TopologyRequest& r) {
     PortGraph& g_ = t.graph;
     const FabricParams& f = r.fabric;
     const std::uint32_t switches = a * g;
-    g_.set_endpoint_count(endpoints);
-    for (std::uint32_t i = 0; i < switches; ++i)
-        g_.add_switch(
-            SwitchInfo{0, k, f.switch_latency, f.port_buffer_bytes, f.cut_through, i / a});
+    const bool build = !r.counts_only;  // else only count the links
+    if (build) {
+        g_.set_endpoint_count(endpoints);
+        for (std::uint32_t i = 0; i < switches; ++i)
+            g_.add_switch(
+                SwitchInfo{0, k, f.switch_latency, f.port_buffer_bytes, f.cut_through, i / a});
+    }
     auto cable = [&](std::uint32_t u, std::uint32_t v) {
-        g_.add_cable({NodeKind::Switch, u}, {NodeKind::Switch, v}, f.link_rate, f.link_delay);
+        if (build)
+            g_.add_cable({NodeKind::Switch, u}, {NodeKind::Switch, v}, f.link_rate, f.link_delay);
     };
     std::uint64_t local = 0, global = 0, crossing = 0;
     for (std::uint32_t grp = 0; grp < g; ++grp)
@@ -85,9 +89,12 @@ Topology build_dragonfly(const TopologyRequest& r) {
         if (2 * offset == g) break;
         for (std::uint32_t x = 0; x < g; ++x) link_groups(x, (x + offset) % g);
     }
-    for (std::uint32_t e = 0; e < endpoints; ++e)
-        g_.add_cable({NodeKind::Endpoint, e}, {NodeKind::Switch, e / p}, f.link_rate, f.link_delay);
-    g_.finalize();
+    if (build) {
+        for (std::uint32_t e = 0; e < endpoints; ++e)
+            g_.add_cable({NodeKind::Endpoint, e}, {NodeKind::Switch, e / p}, f.link_rate,
+                         f.link_delay);
+        g_.finalize();
+    }
 
     Inventory& inv = t.inventory;
     inv.endpoints = endpoints;

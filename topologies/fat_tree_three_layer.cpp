@@ -66,6 +66,26 @@ Topology build_fat_tree_three_layer(const TopologyRequest& r) {
     const FabricParams& f = r.fabric;
     Topology t;
     t.kind = "ft3";
+    Inventory& inv = t.inventory;
+    inv.endpoints = s.endpoints;
+    inv.switches = s.leaves + s.aggs + s.cores;
+    inv.tiers = {{"leaf", s.leaves}, {"aggregation", s.aggs}, {"core", s.cores}};
+    inv.endpoint_links = s.endpoints;
+    inv.switch_links = s.leaf_agg_links + s.agg_core_links;
+    inv.max_hops = s.pods > 1 ? 5 : (s.leaves > 1 ? 3 : 1);
+    inv.max_endpoints = s.max_endpoints;
+    // Full, non-oversubscribed: every cut of the core is as wide as half the endpoints.
+    const double rate = f.link_rate.gbps();
+    const double half = std::floor(s.endpoints / 2.0);
+    const double core_side =
+        s.pods > 1 ? std::floor(s.pods / 2.0) * s.up * (f.switch_radix / 2.0) : half;
+    const double leaf_side = std::floor(s.leaves / 2.0) * s.up;
+    inv.bisection_gbps = std::min({half, core_side, s.leaves > 1 ? leaf_side : half}) * rate;
+    inv.bisection_exact = s.endpoints == s.max_endpoints;
+    inv.cables = {{"endpoint-aoc", inv.endpoint_links}, {"switch-optics", inv.switch_links}};
+    inv.transceivers = 2 * inv.switch_links;
+    if (r.counts_only) return t;
+
     PortGraph& g = t.graph;
     g.set_endpoint_count(s.endpoints);
     auto sw = [&](std::uint32_t tier) {
@@ -95,24 +115,6 @@ Topology build_fat_tree_three_layer(const TopologyRequest& r) {
     }
     g.finalize();
 
-    Inventory& inv = t.inventory;
-    inv.endpoints = s.endpoints;
-    inv.switches = s.leaves + s.aggs + s.cores;
-    inv.tiers = {{"leaf", s.leaves}, {"aggregation", s.aggs}, {"core", s.cores}};
-    inv.endpoint_links = s.endpoints;
-    inv.switch_links = s.leaf_agg_links + s.agg_core_links;
-    inv.max_hops = s.pods > 1 ? 5 : (s.leaves > 1 ? 3 : 1);
-    inv.max_endpoints = s.max_endpoints;
-    // Full, non-oversubscribed: every cut of the core is as wide as half the endpoints.
-    const double rate = f.link_rate.gbps();
-    const double half = std::floor(s.endpoints / 2.0);
-    const double core_side =
-        s.pods > 1 ? std::floor(s.pods / 2.0) * s.up * (f.switch_radix / 2.0) : half;
-    const double leaf_side = std::floor(s.leaves / 2.0) * s.up;
-    inv.bisection_gbps = std::min({half, core_side, s.leaves > 1 ? leaf_side : half}) * rate;
-    inv.bisection_exact = s.endpoints == s.max_endpoints;
-    inv.cables = {{"endpoint-aoc", inv.endpoint_links}, {"switch-optics", inv.switch_links}};
-    inv.transceivers = 2 * inv.switch_links;
     return t;
 }
 

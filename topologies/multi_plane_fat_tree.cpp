@@ -43,6 +43,9 @@ Topology build_multi_plane_fat_tree(const TopologyRequest& r) {
     Topology t;
     t.kind = "mpft";
     t.planes = planes;
+    t.inventory = fat_tree_two_layer_inventory(s, r.fabric.link_rate.gbps(), planes);
+    t.inventory.max_endpoints = max_endpoints;
+    if (r.counts_only) return t;
     t.graph.set_endpoint_count(endpoints);
     for (std::uint32_t p = 0; p < planes; ++p)
         add_fat_tree_two_layer(t.graph, s, r.fabric, [&](std::uint32_t leaf, std::uint32_t port) {
@@ -50,9 +53,6 @@ Topology build_multi_plane_fat_tree(const TopologyRequest& r) {
             return position < s.endpoints ? position * planes + p : kNone;
         });
     t.graph.finalize();
-
-    t.inventory = fat_tree_two_layer_inventory(s, r.fabric.link_rate.gbps(), planes);
-    t.inventory.max_endpoints = max_endpoints;
     return t;
 }
 

@@ -37,6 +37,9 @@ Topology build_multi_rail_fat_tree(const TopologyRequest& r) {
 
     Topology t;
     t.kind = "mrft";
+    t.inventory = fat_tree_two_layer_inventory(s, r.fabric.link_rate.gbps(), 1);
+    t.inventory.max_endpoints = (r.fabric.switch_radix / rails) * rails * s.down;
+    if (r.counts_only) return t;
     t.graph.set_endpoint_count(endpoints);
     add_fat_tree_two_layer(t.graph, s, r.fabric, [&](std::uint32_t leaf, std::uint32_t port) {
         const std::uint32_t rail = leaf / leaves_per_rail;
@@ -44,9 +47,6 @@ Topology build_multi_rail_fat_tree(const TopologyRequest& r) {
         return node < nodes ? node * rails + rail : kNone;
     });
     t.graph.finalize();
-
-    t.inventory = fat_tree_two_layer_inventory(s, r.fabric.link_rate.gbps(), 1);
-    t.inventory.max_endpoints = (r.fabric.switch_radix / rails) * rails * s.down;
     return t;
 }
 

@@ -4,9 +4,7 @@
 
 namespace clustersim {
 
-Topology expand_nodes(const Topology& fabric, const NodeSpec& spec, NodeLayout& layout) {
-    const PortGraph& fg = fabric.graph;
-    const std::uint32_t fabric_nics = fg.endpoint_count();
+std::uint32_t node_count(std::uint32_t fabric_nics, const NodeSpec& spec) {
     if (spec.nics == 0 || spec.gpus == 0 || spec.gpus % spec.nics != 0)
         throw TopologyError(
             "cluster.node",
@@ -16,7 +14,13 @@ Topology expand_nodes(const Topology& fabric, const NodeSpec& spec, NodeLayout& 
             "topology.endpoints",
             fmt::format("{} NICs do not fill whole nodes of {} NICs (expected a multiple of {})",
                         fabric_nics, spec.nics, spec.nics));
-    const std::uint32_t nodes = fabric_nics / spec.nics;
+    return fabric_nics / spec.nics;
+}
+
+Topology expand_nodes(const Topology& fabric, const NodeSpec& spec, NodeLayout& layout) {
+    const PortGraph& fg = fabric.graph;
+    const std::uint32_t fabric_nics = fg.endpoint_count();
+    const std::uint32_t nodes = node_count(fabric_nics, spec);
     const std::uint32_t gpus = nodes * spec.gpus;
 
     Topology t;

@@ -27,6 +27,15 @@ struct NodeSpec {
     Time scale_up_issue;
 };
 
+/// Nodes `fabric_nics` NICs make; throws TopologyError when they do not fill whole nodes.
+std::uint32_t node_count(std::uint32_t fabric_nics, const NodeSpec& spec);
+/// What expand_nodes adds per node (before the fabric's own switches and cables).
+inline std::uint64_t node_switches(const NodeSpec& spec) {
+    return spec.nics + 1 + spec.gpus;  // NICs, the scale-up switch, a hub per GPU
+}
+inline std::uint64_t node_cables(const NodeSpec& spec) {
+    return 4 * std::uint64_t{spec.gpus};  // two GPU-hub paths, hub to scale-up, hub to NIC
+}
 Topology expand_nodes(const Topology& fabric, const NodeSpec& spec, NodeLayout& layout);
 
 }  // namespace clustersim

@@ -31,17 +31,6 @@ Topology build_single_switch_planes(const TopologyRequest& r, double nic_rate_gb
     Topology t;
     t.kind = r.kind;
     t.planes = planes;
-    PortGraph& g = t.graph;
-    g.set_endpoint_count(endpoints);
-    for (std::uint32_t p = 0; p < planes; ++p)
-        g.add_switch(SwitchInfo{0, r.fabric.switch_radix, r.fabric.switch_latency,
-                                r.fabric.port_buffer_bytes, r.fabric.cut_through});
-    for (std::uint32_t e = 0; e < endpoints; ++e)
-        for (std::uint32_t p = 0; p < planes; ++p)
-            g.add_cable({NodeKind::Endpoint, e}, {NodeKind::Switch, p}, r.fabric.link_rate,
-                        r.fabric.link_delay);
-    g.finalize();
-
     Inventory& inv = t.inventory;
     inv.endpoints = endpoints;
     inv.switches = planes;
@@ -56,6 +45,18 @@ Topology build_single_switch_planes(const TopologyRequest& r, double nic_rate_gb
     // carries its ports or lanes to the plane switches.
     inv.cables = {{dual ? "endpoint-breakout-2x200g" : "endpoint-shuffle-lanes", endpoints}};
     inv.transceivers = 0;
+    if (r.counts_only) return t;
+
+    PortGraph& g = t.graph;
+    g.set_endpoint_count(endpoints);
+    for (std::uint32_t p = 0; p < planes; ++p)
+        g.add_switch(SwitchInfo{0, r.fabric.switch_radix, r.fabric.switch_latency,
+                                r.fabric.port_buffer_bytes, r.fabric.cut_through});
+    for (std::uint32_t e = 0; e < endpoints; ++e)
+        for (std::uint32_t p = 0; p < planes; ++p)
+            g.add_cable({NodeKind::Endpoint, e}, {NodeKind::Switch, p}, r.fabric.link_rate,
+                        r.fabric.link_delay);
+    g.finalize();
     return t;
 }
 

@@ -116,6 +116,7 @@ Topology build_slim_fly(const TopologyRequest& r) {
             q, s.network_degree, s.endpoints_per_switch, nearest);
         return t;  // no graph
     }
+    if (r.counts_only) return t;
 
     const auto field = GaloisField::make(q);
     std::vector<std::uint32_t> xe, xpe;

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "models/port_graph.hpp"
-#include "sim/key_error.hpp"
 #include "sim/data_rate.hpp"
+#include "sim/key_error.hpp"
 #include "sim/time.hpp"
 
 namespace clustersim {
@@ -79,6 +79,9 @@ struct TopologyRequest {
     double nic_rate_gbps = 400;       // split into ports/lanes by dual-plane and shuffle
     std::uint32_t slimfly_q = 0;      // 0 = the largest q the radix allows
     std::uint32_t dragonfly_a = 0, dragonfly_p = 0, dragonfly_h = 0, dragonfly_g = 0;
+    /// Inventory, planes and lanes from the formulas only, no graph: what a run would build, for
+    /// estimates before building (the same checks and errors as a build).
+    bool counts_only = false;
 };
 
 /// The most endpoints a graph is built for: beyond it, memory runs to tens of GB.

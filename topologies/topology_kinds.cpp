@@ -18,6 +18,13 @@ Topology build_ft2(const TopologyRequest& r) {
     p.fabric = r.fabric;
     p.oversubscription = r.oversubscription;
     p.endpoints = r.endpoints;
+    if (r.counts_only) {
+        const FatTreeTwoLayerShape s = fat_tree_two_layer_shape(p);
+        Topology t;
+        t.kind = "ft2";
+        t.inventory = fat_tree_two_layer_inventory(s, p.fabric.link_rate.gbps(), 1);
+        return t;
+    }
     return build_fat_tree_two_layer(p);
 }
 Topology build_planes(const TopologyRequest& r) {

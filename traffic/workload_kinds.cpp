@@ -76,6 +76,37 @@ Workload build_reducescatter(const WorkloadRequest& r) {
     return reduce_scatter(pattern(r));
 }
 
+// Sizes, as the builders above make them.
+std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) {
+    return b == 0 ? 0 : (a + b - 1) / b;
+}
+WorkloadSize size_alltoall(const WorkloadRequest& r) {
+    const std::uint64_t n = r.endpoints;
+    return {n < 2 ? 0 : n * (n - 1), r.message_bytes, 0};
+}
+WorkloadSize size_permutation(const WorkloadRequest& r) {
+    return {r.endpoints, r.message_bytes, 0};
+}
+WorkloadSize size_incast(const WorkloadRequest& r) {
+    const std::uint64_t senders = r.senders == 0 && r.endpoints > 0 ? r.endpoints - 1 : r.senders;
+    return {senders, r.message_bytes, 0};
+}
+WorkloadSize size_ring(const WorkloadRequest& r, std::uint64_t steps) {  // n messages a step
+    const std::uint64_t n = r.endpoints;
+    return {steps * n, ceil_div(r.message_bytes, n), steps > 0 ? (steps - 1) * n : 0};
+}
+WorkloadSize size_allreduce(const WorkloadRequest& r) {
+    const std::uint64_t n = r.endpoints;
+    if (n < 2) return {};
+    if (!r.tree) return size_ring(r, 2 * (n - 1));
+    const std::uint64_t chunks = std::clamp<std::uint64_t>(r.message_bytes >> 20, 2, 256);
+    const std::uint64_t messages = chunks * 2 * (n - 1);  // up and down the tree, per chunk
+    return {messages, ceil_div(r.message_bytes, chunks), 3 * messages};  // at most 3 inputs each
+}
+WorkloadSize size_allgather(const WorkloadRequest& r) {
+    return r.endpoints < 2 ? WorkloadSize{} : size_ring(r, r.endpoints - 1);
+}
+
 Workload build_moe(const WorkloadRequest& r) {
     if (!r.moe) throw KeyError("workload.kind", "a moe workload needs model.name");
     return build_moe_run(*r.moe).workload;
@@ -83,12 +114,12 @@ Workload build_moe(const WorkloadRequest& r) {
 
 // clang-format off
 constexpr std::array kKinds = {
-    WorkloadKind{"alltoall", "one message per ordered pair of distinct endpoints", true, &build_alltoall},
-    WorkloadKind{"permutation", "every endpoint sends to one other and receives from one (seeded)", true, &build_permutation},
-    WorkloadKind{"incast", "workload.senders endpoints send to workload.destination", true, &build_incast},
-    WorkloadKind{"allreduce", "NCCL-style all-reduce of message_bytes per rank (ring, or tree)", true, &build_allreduce},
-    WorkloadKind{"allgather", "NCCL-style ring all-gather (message_bytes: the output buffer)", true, &build_allgather},
-    WorkloadKind{"reducescatter", "NCCL-style ring reduce-scatter (message_bytes: the input buffer)", true, &build_reducescatter},
+    WorkloadKind{"alltoall", "one message per ordered pair of distinct endpoints", true, &build_alltoall, &size_alltoall},
+    WorkloadKind{"permutation", "every endpoint sends to one other and receives from one (seeded)", true, &build_permutation, &size_permutation},
+    WorkloadKind{"incast", "workload.senders endpoints send to workload.destination", true, &build_incast, &size_incast},
+    WorkloadKind{"allreduce", "NCCL-style all-reduce of message_bytes per rank (ring, or tree)", true, &build_allreduce, &size_allreduce},
+    WorkloadKind{"allgather", "NCCL-style ring all-gather (message_bytes: the output buffer)", true, &build_allgather, &size_allgather},
+    WorkloadKind{"reducescatter", "NCCL-style ring reduce-scatter (message_bytes: the input buffer)", true, &build_reducescatter, &size_allgather},
     WorkloadKind{"trace", "messages and triggers from workload.file (.cm or .csv)", false, &build_trace},
     WorkloadKind{"moe", "a MoE decode step: attention, dispatch, experts, combine per layer and micro-batch", false, &build_moe},
 };

@@ -23,11 +23,20 @@ struct WorkloadRequest {
     std::uint32_t trace_nodes = 0;
 };
 
+/// A workload's size from formulas, before it is built (run estimates).
+struct WorkloadSize {
+    std::uint64_t messages = 0;
+    std::uint64_t message_bytes = 0;  // each message's (the largest)
+    std::uint64_t dependencies = 0;
+    std::uint64_t computes = 0, joins = 0;  // DAG tasks besides transfers (MoE steps)
+};
+
 struct WorkloadKind {
     std::string_view name;
     std::string_view help;
     bool needs_message_bytes = false;
     Workload (*build)(const WorkloadRequest&);
+    WorkloadSize (*size)(const WorkloadRequest&) = nullptr;  // null: known once built (files)
 };
 
 std::span<const WorkloadKind> workload_kinds();

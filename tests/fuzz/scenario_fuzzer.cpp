@@ -1,12 +1,13 @@
-// libFuzzer target: any bytes as a scenario file. Loading, validating and the cheap checks a run
-// does before building must end in the scenario or an InputError; any other exception, a crash
-// or a sanitizer report is a bug.
+// libFuzzer target: any bytes as a scenario file. Loading, validating, planning the fabric and
+// estimating the run (what check does, nothing built) must end in an estimate or an InputError;
+// any other exception, a crash or a sanitizer report is a bug.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
 
 #include "sim/input_error.hpp"
+#include "tools/clustersim/run_estimate.hpp"
 #include "tools/clustersim/scenario.hpp"
 #include "tools/clustersim/scenario_build.hpp"
 
@@ -15,7 +16,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     try {
         const clustersim::Scenario s =
             clustersim::load_scenario_text(text, "fuzz/scenario.yaml", {});
-        if (!s.workload.kind.empty()) (void)clustersim::validate_workload(s);
+        if (s.workload.kind.empty()) return 0;
+        // What check does before building: validate, plan the fabric, estimate, apply limits
+        // (trace files and MoE samples are left to their own tests: they read or build more).
+        const bool moe = s.workload.kind == "moe";
+        if (!moe) (void)clustersim::validate_workload(s);
+        if (s.workload.kind == "trace") return 0;
+        const clustersim::FabricPlan plan =
+            clustersim::plan_fabric(s, moe ? s.workload.ep_size * s.workload.ep_groups : 0);
+        if (moe) return 0;
+        std::uint64_t packets = 0;
+        const clustersim::WorkloadSize w =
+            clustersim::workload_size(s, plan.endpoints, nullptr, packets);
+        clustersim::check_run_limits(s, clustersim::estimate_run(s, plan, w, packets));
     } catch (const clustersim::InputError& e) {
         if (e.formatted().find('\n') != std::string::npos) std::abort();  // one line, always
     }

@@ -11,6 +11,7 @@
 #include "tools/clustersim/bench.hpp"
 #include "tools/clustersim/moe_report.hpp"
 #include "tools/clustersim/output_files.hpp"
+#include "tools/clustersim/run_estimate.hpp"
 #include "tools/clustersim/run_report.hpp"
 #include "tools/clustersim/scenario.hpp"
 #include "tools/clustersim/scenario_build.hpp"
@@ -25,6 +26,8 @@ constexpr int kExitOk = 0;
 constexpr int kExitInternal = 1;
 constexpr int kExitBadInput = 2;
 constexpr int kExitStalled = 3;
+// `check` builds a workload of at most this many messages to run its builder's checks too.
+constexpr std::uint64_t kCheckBuildMessages = 4'000'000;
 
 struct CommonOptions {
     std::string scenario;
@@ -94,36 +97,70 @@ int cmd_check(const CommonOptions& o, bool schema) {
         return kExitOk;
     }
     const cs::Scenario s = load(o);
-    if (s.workload.kind == "moe") {
-        const auto j = cs::moe_traffic_json(s);  // gates every token: validates the whole model
-        {                                        // and the step fits its fabric
-            const cs::SimulatedFabric f =
-                cs::build_simulated_fabric(s, s.workload.ep_size * s.workload.ep_groups);
-            (void)cs::moe_run_spec(s, f.endpoints());
-        }
-        fmt::print("{}: ok (moe: {} {}, EP {} over {} nodes; `clustersim traffic` for its bytes)\n",
-                   o.scenario, j["model"].get<std::string>(), j["phase"].get<std::string>(),
-                   j["ep_size"].get<std::uint32_t>(), j["nodes"].get<std::uint32_t>());
-        return kExitOk;
-    }
+    // From formulas only: nothing is built but a bounded sample, so check answers at once at
+    // any size and says what a run would cost.
+    if (s.workload.kind != "moe" && !s.workload.kind.empty()) (void)cs::validate_workload(s);
     cs::TraceInput trace = cs::load_trace(s);
-    if (!s.workload.kind.empty()) {
-        const cs::SimulatedFabric f = cs::build_simulated_fabric(s, trace.nodes);
-        const cs::Workload w = cs::build_workload(s, f.endpoints(), std::move(trace));
-        if (const std::string err = w.validate(f.endpoints()); !err.empty())
-            throw s.error_at("workload.kind", err);
-        const cs::RunEstimate est = cs::estimate_run(s, f, w);
-        cs::check_event_limit(s, est);
-        fmt::print(
-            "{}: ok ({} of {} NICs, {} endpoints simulated, {} messages, {} bytes; about {} "
-            "packets, at most about {} events)\n",
-            o.scenario, f.fabric.kind, f.fabric.graph.endpoint_count(), f.endpoints(),
-            w.messages.size(), w.total_bytes(), est.packets, est.events);
-    } else {
-        const cs::Topology t = cs::build_topology(s, trace.nodes);
+    const bool moe = s.workload.kind == "moe";
+    if (s.workload.kind.empty()) {  // a fabric to price, not to run: any size counts
+        const cs::Topology t = cs::build_topology(s, 0, true);
         fmt::print("{}: ok ({} of {} NICs, no workload)\n", o.scenario, t.kind,
                    t.inventory.endpoints);
+        return kExitOk;
     }
+    const cs::FabricPlan plan =
+        cs::plan_fabric(s, moe ? s.workload.ep_size * s.workload.ep_groups : trace.nodes);
+    const std::uint64_t endpoints = plan.endpoints;
+    std::uint64_t packets = 0;
+    cs::WorkloadSize size;
+    std::string what;
+    if (moe) {
+        // The step's structure from a sample: one EP group, one simulated layer and one
+        // micro-batch of at most 64 tokens per GPU (gating validates the model on each).
+        // Messages scale with groups, layers and micro-batches; packets with tokens too.
+        const auto& w = s.workload;
+        cs::Scenario sample = s;
+        const std::uint32_t batch = w.tokens_per_gpu;  // per micro-batch
+        sample.workload.micro_batches = 1;
+        sample.workload.tokens_per_gpu = std::min<std::uint32_t>(batch, 64);
+        sample.workload.ep_groups = 1;
+        sample.workload.simulated_layers = 1;
+        const std::uint64_t groups = w.ep_groups;
+        const std::uint64_t copies = groups * w.simulated_layers * w.micro_batches;
+        const cs::MoeRun run =
+            cs::build_moe(sample, static_cast<std::uint32_t>(endpoints / groups));
+        size = cs::workload_size(s, endpoints, &run.workload, packets);
+        size.messages *= copies;
+        size.dependencies *= copies;
+        packets = static_cast<std::uint64_t>(static_cast<long double>(packets) * copies * batch /
+                                             sample.workload.tokens_per_gpu);
+        what = fmt::format("moe: {} {}, EP {} over {} nodes, {} group(s)", s.model.preset.name,
+                           s.workload.phase, s.workload.ep_size,
+                           s.workload.ep_size / s.cluster.gpus_per_node, groups);
+    } else {
+        const bool from_file = !trace.workload.messages.empty();
+        size = cs::workload_size(s, endpoints, from_file ? &trace.workload : nullptr, packets);
+        // Built only when small: the builders' own checks (an incast's destination, a trace's
+        // endpoints) then run too; a large one is judged from its formula.
+        if (size.messages <= kCheckBuildMessages) {
+            const cs::Workload w =
+                cs::build_workload(s, static_cast<std::uint32_t>(endpoints), std::move(trace));
+            if (const std::string err = w.validate(static_cast<std::uint32_t>(endpoints));
+                !err.empty())
+                throw s.error_at("workload.kind", err);
+        }
+        what = fmt::format("{} of {} NICs, {} endpoints simulated", plan.fabric.kind,
+                           plan.fabric.inventory.endpoints, endpoints);
+    }
+    const cs::RunEstimate est = cs::estimate_run(s, plan, size, packets);
+    cs::check_run_limits(s, est);
+    fmt::print(
+        "{}: ok ({}; {} messages, about {} packets, at most about {} events; memory about {}: "
+        "fabric {}, routes {}, workload {}, packets {})\n",
+        o.scenario, what, est.messages, est.packets, est.events,
+        cs::format_bytes(est.memory_bytes()), cs::format_bytes(est.fabric_bytes),
+        cs::format_bytes(est.routes_bytes), cs::format_bytes(est.workload_bytes),
+        cs::format_bytes(est.packet_bytes));
     return kExitOk;
 }
 
@@ -135,16 +172,29 @@ int cmd_run(const CommonOptions& o, std::optional<std::uint64_t> seed, const std
     if (s.workload.kind != "moe") (void)cs::validate_workload(s);
     cs::TraceInput trace = cs::load_trace(s);
     const bool moe = s.workload.kind == "moe";
-    const cs::SimulatedFabric fabric = cs::build_simulated_fabric(
-        s, moe ? s.workload.ep_size * s.workload.ep_groups : trace.nodes);
-    const std::uint32_t endpoints = fabric.endpoints();
+    const std::uint32_t trace_gpus = moe ? s.workload.ep_size * s.workload.ep_groups : trace.nodes;
+    // What the run will cost, from formulas (and the MoE step or trace, built first: they are
+    // small next to a fabric), before the fabric is built.
+    const cs::FabricPlan plan = cs::plan_fabric(s, trace_gpus);
     std::optional<cs::MoeRun> moe_run;
-    if (moe) moe_run = cs::build_moe(s, endpoints);
+    if (moe) moe_run = cs::build_moe(s, static_cast<std::uint32_t>(plan.endpoints));
+    std::uint64_t memory_estimate = 0;
+    {
+        std::uint64_t packets = 0;
+        const cs::Workload* built = moe                               ? &moe_run->workload
+                                    : trace.workload.messages.empty() ? nullptr
+                                                                      : &trace.workload;
+        const cs::WorkloadSize size = cs::workload_size(s, plan.endpoints, built, packets);
+        const cs::RunEstimate est = cs::estimate_run(s, plan, size, packets);
+        cs::check_run_limits(s, est);
+        memory_estimate = est.memory_bytes();
+    }
+    const cs::SimulatedFabric fabric = cs::build_simulated_fabric(s, trace_gpus);
+    const std::uint32_t endpoints = fabric.endpoints();
     const cs::Workload w =
         moe ? std::move(moe_run->workload) : cs::build_workload(s, endpoints, std::move(trace));
     if (const std::string err = w.validate(endpoints); !err.empty())
         throw s.error_at("workload.kind", err);
-    cs::check_event_limit(s, cs::estimate_run(s, fabric, w));
     if (!out_dir.empty()) {
         std::error_code ec;
         std::filesystem::create_directories(out_dir, ec);
@@ -171,6 +221,9 @@ int cmd_run(const CommonOptions& o, std::optional<std::uint64_t> seed, const std
     cs::Json j = cs::run_results_json(s, fabric.fabric, fabric.simulated(), endpoints, w, r);
     if (moe && r.status == cs::SimulationResult::Status::Completed)
         j[s.workload.phase] = cs::moe_step_json(s, *moe_run, r);
+    // Machine-dependent, like wall time: what check estimated, and what the OS measured.
+    j["sim"]["memory_estimate_bytes"] = memory_estimate;
+    j["sim"]["peak_memory_bytes"] = cs::peak_memory_bytes();
     if (!out_dir.empty()) {
         const std::filesystem::path dir(out_dir);
         cs::write_file_atomically((dir / "messages.csv").string(), cs::messages_csv(w, r));

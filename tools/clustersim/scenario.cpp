@@ -171,6 +171,7 @@ const std::vector<KeySpec>& schema() {
         choice("sim.completion", {"receiver", "sender-ack"}, {}, "receiver", "when a message is done: its last byte received (what DeepEP and NCCL wait for), or its last ACK back at the sender (htsim's completion time; turns on ACKs)"),
         number("sim.max_time_us", 1e-6, 1e12, "no limit", "simulated-time limit; reaching it ends the run with exit 3"),
         integer("sim.max_events", 1, 1e18, "no limit (check shows the estimate)", "events to simulate at most; reaching it ends the run with exit 3 and the unfinished messages listed"),
+        number("sim.max_memory_gb", 1e-3, 1e9, "3/4 of this machine's memory", "a run whose memory estimate (shown by check and topo) exceeds this is refused before anything is built"),
         number("sim.sample_us", 0, 1e9, "0 (off)", "every this many us, record each egress queue that holds bytes or is paused (queues.csv under --out)"),
         integer("sim.sample_rows", 1, 1e8, "1000000", "at most this many queue samples (results.json samples.truncated says if reached)"),
         section("model"),
@@ -725,6 +726,7 @@ class Loader {
         s.sim.max_time_us = number_or("sim.max_time_us", 0);
         s.sim.sample_us = number_or("sim.sample_us", 0);
         s.sim.max_events = integer_or("sim.max_events", 0);
+        s.sim.max_memory_gb = number_or("sim.max_memory_gb", 0);
         s.sim.sample_rows = integer_or("sim.sample_rows", 1000000);
         s.sim.complete_on_ack = text_or("sim.completion", "receiver") == "sender-ack";
         fill_moe(s);

@@ -134,6 +134,7 @@ struct Scenario {
         bool complete_on_ack = false;  // sim.completion: sender-ack
         double sample_us = 0;          // queue sampling period (0: off)
         std::uint64_t max_events = 0;  // 0: no limit
+        double max_memory_gb = 0;      // 0: three quarters of the machine's memory
         std::uint64_t sample_rows = 1000000;
     } sim;
 

@@ -49,8 +49,9 @@ TraceInput load_trace(const Scenario& s) {
     return t;
 }
 
-Topology build_topology(const Scenario& s, std::uint32_t endpoints_if_unset) {
+Topology build_topology(const Scenario& s, std::uint32_t endpoints_if_unset, bool counts_only) {
     TopologyRequest r;
+    r.counts_only = counts_only;
     r.kind = s.topology.kind;
     r.fabric.switch_radix = s.topology.switch_radix;
     r.fabric.link_rate = DataRate::from_gbps(s.network.link_rate_gbps);
@@ -70,7 +71,7 @@ Topology build_topology(const Scenario& s, std::uint32_t endpoints_if_unset) {
     r.dragonfly_g = s.topology.groups;
     try {
         Topology t = clustersim::build_topology(r);
-        place_topology_in_racks(t, s.cost.rack_endpoints);
+        if (!counts_only) place_topology_in_racks(t, s.cost.rack_endpoints);
         return t;
     } catch (const KeyError& e) {
         throw s.error_for(e);
@@ -122,16 +123,26 @@ NodeSpec node_spec(const Scenario& s) {
     return spec;
 }
 
-SimulatedFabric build_simulated_fabric(const Scenario& s, std::uint32_t trace_gpus) {
+namespace {
+std::uint32_t nics_for_trace(const Scenario& s, std::uint32_t trace_gpus) {
     const std::uint32_t gpus = s.cluster.gpus_per_node, nics = s.cluster.nics_per_node;
-    const std::uint32_t nics_for_trace =
-        trace_gpus == 0 ? 0 : (trace_gpus + gpus - 1) / gpus * nics;
-    SimulatedFabric f{build_topology(s, nics_for_trace), {}, std::nullopt, {}};
-    if (!f.fabric.inventory.constructible)
-        throw s.error_at("topology.q",
-                         f.fabric.inventory.note + " (expected a constructible size to simulate)");
-    f.routes = shortest_path_routes(f.fabric.graph);
+    return trace_gpus == 0 ? 0 : (trace_gpus + gpus - 1) / gpus * nics;
+}
+}  // namespace
+
+FabricPlan plan_fabric(const Scenario& s, std::uint32_t trace_gpus) {
+    FabricPlan f{build_topology(s, nics_for_trace(s, trace_gpus), true)};
+    const Inventory& inv = f.fabric.inventory;
+    if (!inv.constructible)
+        throw s.error_at("topology.q", inv.note + " (expected a constructible size to simulate)");
+    f.fabric_switches = inv.switches;
+    f.fabric_cables = inv.switch_links + inv.endpoint_links;
+    f.edge_switches = inv.tiers.empty() ? inv.switches : inv.tiers.front().switches;
+    f.endpoints = inv.endpoints;
+    f.switches = f.fabric_switches;
+    f.cables = f.fabric_cables;
     const std::uint32_t lanes = virtual_lanes(s, f.fabric);
+    f.lanes = lanes;
     const std::uint64_t per_lane = s.network.port_buffer_bytes / lanes;
     if (per_lane < static_cast<std::uint64_t>(s.network.mtu_bytes) + s.network.header_bytes)
         throw s.error_at(
@@ -158,6 +169,24 @@ SimulatedFabric build_simulated_fabric(const Scenario& s, std::uint32_t trace_gp
                             s.topology.kind));
         return f;
     }
+    const NodeSpec spec = node_spec(s);
+    try {
+        const std::uint64_t nodes = node_count(inv.endpoints, spec);
+        f.node_model = true;
+        f.endpoints = nodes * spec.gpus;
+        f.switches += inv.endpoints + nodes * (node_switches(spec) - spec.nics);
+        f.cables += nodes * node_cables(spec);
+    } catch (const KeyError& e) {
+        throw s.error_for(e);
+    }
+    return f;
+}
+
+SimulatedFabric build_simulated_fabric(const Scenario& s, std::uint32_t trace_gpus) {
+    const FabricPlan plan = plan_fabric(s, trace_gpus);  // every check, before building
+    SimulatedFabric f{build_topology(s, nics_for_trace(s, trace_gpus)), {}, std::nullopt, {}};
+    f.routes = shortest_path_routes(f.fabric.graph);
+    if (!plan.node_model) return f;
     try {
         f.expanded = expand_nodes(f.fabric, node_spec(s), f.layout);
     } catch (const KeyError& e) {
@@ -217,30 +246,6 @@ NetworkParams network_params(const Scenario& s, const Topology& fabric) {
     p.dcqcn.cnp_interval = Time::from_us(n.dcqcn_cnp_interval_us);
     p.virtual_lanes = virtual_lanes(s, fabric);
     return p;
-}
-
-RunEstimate estimate_run(const Scenario& s, const SimulatedFabric& f, const Workload& w) {
-    RunEstimate e;
-    const std::uint64_t mtu = std::max<std::uint64_t>(1, s.network.mtu_bytes);
-    // Links on the longest path: the fabric's switches plus one, and inside nodes the hub,
-    // PCIe and NIC hops at both ends.
-    const std::uint64_t links = f.fabric.inventory.max_hops + 1 + (f.node_layout() ? 4 : 0);
-    for (const auto& m : w.messages) {
-        const std::uint64_t p = m.bytes == 0 ? 0 : (m.bytes - 1) / mtu + 1;
-        e.packets = e.packets > UINT64_MAX - p ? UINT64_MAX : e.packets + p;
-    }
-    const long double events = static_cast<long double>(e.packets) * 2 * links +
-                               2.0L * static_cast<long double>(w.messages.size());
-    e.events = events > 1.8e19L ? UINT64_MAX : static_cast<std::uint64_t>(events);
-    return e;
-}
-
-void check_event_limit(const Scenario& s, const RunEstimate& e) {
-    if (s.sim.max_events > 0 && e.events > s.sim.max_events)
-        throw s.error_at("sim.max_events",
-                         fmt::format("the run needs about {} events for {} packets (expected at "
-                                     "most {}, or a larger sim.max_events)",
-                                     e.events, e.packets, s.sim.max_events));
 }
 
 const WorkloadKind& validate_workload(const Scenario& s) {

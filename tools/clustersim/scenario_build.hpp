@@ -24,7 +24,9 @@ struct TraceInput {
 
 /// Reads `workload.file` (.cm or .csv) once; empty when the workload is not a trace.
 TraceInput load_trace(const Scenario& s);
-Topology build_topology(const Scenario& s, std::uint32_t endpoints_if_unset = 0);
+/// `counts_only`: inventory, planes and lanes from the formulas, no graph (TopologyRequest).
+Topology build_topology(const Scenario& s, std::uint32_t endpoints_if_unset = 0,
+                        bool counts_only = false);
 CostBreakdown topology_cost(const Scenario& s, const Topology& t);
 
 /// What `run` simulates: the fabric, its forwarding tables, and (unless cluster.node is none)
@@ -39,21 +41,23 @@ struct SimulatedFabric {
     std::uint32_t endpoints() const { return simulated().graph.endpoint_count(); }
 };
 NodeSpec node_spec(const Scenario& s);
+/// What build_simulated_fabric would build, counted from formulas after all its checks.
+struct FabricPlan {
+    Topology fabric;  // counts only: inventory, planes and lanes, no graph
+    std::uint32_t lanes = 1;
+    bool node_model = false;
+    std::uint64_t fabric_switches = 0, fabric_cables = 0;
+    std::uint64_t edge_switches = 0;  // fabric switches endpoints attach to (forwarding tables)
+    std::uint64_t endpoints = 0;      // simulated: GPUs with the node model, else NICs
+    std::uint64_t switches = 0, cables = 0;  // simulated, node model included
+};
 /// `trace_gpus`: the GPU count a trace needs, used when topology.endpoints is not set.
+FabricPlan plan_fabric(const Scenario& s, std::uint32_t trace_gpus);
 SimulatedFabric build_simulated_fabric(const Scenario& s, std::uint32_t trace_gpus);
 NetworkParams network_params(const Scenario& s, const Topology& fabric);
 /// Lanes per link: network.virtual_lanes, else what the topology's minimal routes need (twice
 /// that for valiant and ugal).
 std::uint32_t virtual_lanes(const Scenario& s, const Topology& fabric);
-/// What a run will cost, from formulas: packets, and events as an upper bound (two per link
-/// a packet crosses on the longest path, plus two per message).
-struct RunEstimate {
-    std::uint64_t packets = 0;
-    std::uint64_t events = 0;
-};
-RunEstimate estimate_run(const Scenario& s, const SimulatedFabric& f, const Workload& w);
-/// Refuses, at sim.max_events, a run whose estimate exceeds it.
-void check_event_limit(const Scenario& s, const RunEstimate& e);
 /// The workload's cheap checks (kind known, message size given), before anything is built.
 const WorkloadKind& validate_workload(const Scenario& s);
 Workload build_workload(const Scenario& s, std::uint32_t endpoints, TraceInput trace);

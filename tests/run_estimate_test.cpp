@@ -1,0 +1,206 @@
+// Run estimates come from formulas, before anything is built: they must count what the builders
+// build, refuse what is over a limit with the key at fault, and answer for the largest fabrics
+// of ISCA '25 Table 3 without building them.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+
+#include "models/forwarding_tables.hpp"
+#include "scenario_support.hpp"
+#include "support.hpp"
+#include "tools/clustersim/run_estimate.hpp"
+#include "tools/clustersim/scenario.hpp"
+#include "tools/clustersim/scenario_build.hpp"
+
+using namespace clustersim;
+using namespace clustersim::test;
+
+namespace {
+
+Scenario scenario(const std::string& name, const std::string& yaml,
+                  const std::vector<Override>& sets = {}) {
+    const auto dir = temp_dir("estimate-" + name);
+    write_text(dir / "s.yaml", yaml);
+    return load_scenario((dir / "s.yaml").string(), sets);
+}
+
+std::string source(const std::string& relative) {
+    return std::string(CLUSTERSIM_SOURCE_DIR) + "/" + relative;
+}
+
+}  // namespace
+
+TEST_CASE("the fabric plan counts exactly the switches, cables and endpoints a build makes",
+          "[estimate]") {
+    const char* fabrics[] = {
+        "topology: {kind: ft2, switch_radix: 8}\ncluster: {node: none}\n",
+        "topology: {kind: ft2, switch_radix: 16, endpoints: 40}\ncluster: {node: none}\n",
+        "topology: {kind: ft3, switch_radix: 8}\ncluster: {node: none}\n",
+        "topology: {kind: ft3, switch_radix: 8, endpoints: 96}\n",
+        "topology: {kind: mpft, switch_radix: 8, endpoints: 64}\n",
+        "topology: {kind: mrft, switch_radix: 16, endpoints: 64}\n",
+        "topology: {kind: dual-plane, endpoints: 32}\n",
+        "topology: {kind: shuffle, endpoints: 32}\n",
+        "topology: {kind: slimfly, q: 5}\ncluster: {node: none}\n",
+        "topology: {kind: dragonfly, switch_radix: 8}\ncluster: {node: none}\n",
+        "topology: {kind: dragonfly, group_switches: 4, endpoints_per_switch: 2, global_links: 2, "
+        "groups: 5}\ncluster: {node: none}\n",
+    };
+    int i = 0;
+    for (const char* yaml : fabrics) {
+        INFO(yaml);
+        const Scenario s = scenario("plan-" + std::to_string(i++), yaml);
+        const FabricPlan plan = plan_fabric(s, 0);
+        CHECK(plan.fabric.graph.switch_count() == 0);  // counted, not built
+        const SimulatedFabric built = build_simulated_fabric(s, 0);
+        const PortGraph& fg = built.fabric.graph;
+        CHECK(plan.fabric_switches == fg.switch_count());
+        CHECK(plan.fabric_cables == fg.cable_count());
+        CHECK(plan.edge_switches == built.routes.edge_count());
+        const PortGraph& g = built.simulated().graph;
+        CHECK(plan.node_model == built.expanded.has_value());
+        CHECK(plan.switches == g.switch_count());
+        CHECK(plan.cables == g.cable_count());
+        CHECK(plan.endpoints == built.endpoints());
+    }
+}
+
+TEST_CASE("workload sizes from formulas equal the workloads built", "[estimate]") {
+    const char* workloads[] = {
+        "{kind: alltoall, message_bytes: 10000}",
+        "{kind: permutation, message_bytes: 10000}",
+        "{kind: incast, message_bytes: 10000, senders: 5}",
+        "{kind: incast, message_bytes: 10000}",
+        "{kind: allreduce, message_bytes: 3MiB}",
+        "{kind: allreduce, algorithm: tree, message_bytes: 3MiB}",
+        "{kind: allgather, message_bytes: 1MiB}",
+        "{kind: reducescatter, message_bytes: 1MiB}",
+    };
+    int i = 0;
+    for (const char* w : workloads) {
+        INFO(w);
+        const Scenario s = scenario("size-" + std::to_string(i++),
+                                    std::string("topology: {kind: ft2, switch_radix: 8, "
+                                                "endpoints: 24}\ncluster: {node: none}\n"
+                                                "workload: ") +
+                                        w + "\n");
+        std::uint64_t packets = 0, built_packets = 0;
+        const WorkloadSize formula = workload_size(s, 24, nullptr, packets);
+        const Workload built = build_workload(s, 24, load_trace(s));
+        const WorkloadSize counted = workload_size(s, 24, &built, built_packets);
+        CHECK(formula.messages == counted.messages);
+        CHECK(formula.message_bytes == counted.message_bytes);
+        CHECK(packets == built_packets);
+        CHECK(formula.dependencies >= counted.dependencies);  // the tree's is a bound
+        if (s.workload.algorithm != "tree") CHECK(formula.dependencies == counted.dependencies);
+    }
+}
+
+TEST_CASE("the largest Table 3 fabrics are estimated from formulas, never built", "[estimate]") {
+    // ft3 65,536 NICs, Dragonfly 261,632 NICs and 16,352 switches, mpft 16,384 NICs, and a
+    // 4,194,304-endpoint FT2 of radix 4,096 (four lines a user may write).
+    struct Case {
+        std::string file;
+        std::vector<Override> sets;
+        std::uint64_t endpoints;
+    };
+    const std::vector<Override> perm = {{"workload.kind", "permutation"},
+                                        {"workload.message_bytes", "4096"},
+                                        {"cluster.node", "none"}};
+    auto with = [&](std::vector<Override> more) {
+        more.insert(more.begin(), perm.begin(), perm.end());
+        return more;
+    };
+    const std::vector<Case> cases = {
+        {source("scenarios/table3/ft3.yaml"), perm, 65536},
+        {source("scenarios/table3/dragonfly.yaml"), perm, 261632},
+        {source("scenarios/table3/mpft.yaml"), with({{"cluster.node", "h800"}}), 16384},
+        {source("scenarios/table3/ft2.yaml"),
+         with({{"topology.switch_radix", "4096"}, {"topology.endpoints", "4194304"}}), 4194304},
+    };
+    for (const auto& c : cases) {
+        INFO(c.file);
+        const Scenario s = load_scenario(c.file, c.sets);
+        const FabricPlan plan = plan_fabric(s, 0);
+        CHECK(plan.fabric.graph.switch_count() == 0);
+        CHECK(plan.endpoints == c.endpoints);
+        std::uint64_t packets = 0;
+        const WorkloadSize w = workload_size(s, plan.endpoints, nullptr, packets);
+        CHECK(w.messages == c.endpoints);
+        const RunEstimate e = estimate_run(s, plan, w, packets);
+        // At least the port graph's channels; at most a few kB per endpoint at these sizes.
+        CHECK(e.fabric_bytes > 2 * plan.cables * sizeof(Channel));
+        CHECK(e.memory_bytes() < 20'000 * c.endpoints);
+    }
+    // The 4M-endpoint FT2 needs gigabytes: refused at 4 GB, blaming the key that sized it.
+    const Scenario big =
+        load_scenario(source("scenarios/table3/ft2.yaml"), with({{"topology.switch_radix", "4096"},
+                                                                 {"topology.endpoints", "4194304"},
+                                                                 {"sim.max_memory_gb", "4"}}));
+    const FabricPlan plan = plan_fabric(big, 0);
+    std::uint64_t packets = 0;
+    const RunEstimate e =
+        estimate_run(big, plan, workload_size(big, plan.endpoints, nullptr, packets), packets);
+    CHECK(e.memory_bytes() > 4'000'000'000ull);
+    try {
+        check_run_limits(big, e);
+        FAIL("not refused");
+    } catch (const InputError& err) {
+        CHECK(err.key() == "sim.max_memory_gb");
+        CHECK(std::string(err.what()).find("more than the 4.00 GB allowed") != std::string::npos);
+    }
+}
+
+TEST_CASE("a run over the memory limit is refused before building, blaming the size key",
+          "[estimate][cli][input]") {
+    const auto dir = temp_dir("estimate-cli");
+    write_text(dir / "s.yaml",
+               "topology: {kind: ft2, switch_radix: 4096, endpoints: 4194304}\n"
+               "cluster: {node: none}\n"
+               "workload: {kind: permutation, message_bytes: 4096}\n"
+               "sim: {max_memory_gb: 2}\n");
+    for (const char* cmd : {"check ", "run "}) {
+        const auto r = run_cli(std::string(cmd) + (dir / "s.yaml").string());
+        INFO(r.err);
+        CHECK(r.exit_code == 2);
+        CHECK(r.err.find("s.yaml:4:22: sim.max_memory_gb: the run needs about") !=
+              std::string::npos);
+        CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    }
+    // Without the user's limit, the size key the user set is blamed.
+    write_text(dir / "t.yaml",
+               "topology: {kind: ft3, switch_radix: 64, endpoints: 32768}\n"
+               "cluster: {node: none}\n"
+               "workload: {kind: alltoall, message_bytes: 1}\n");
+    const auto r = run_cli("check " + (dir / "t.yaml").string() + " --set sim.max_memory_gb=1");
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("--set: sim.max_memory_gb: the run needs about") != std::string::npos);
+    // Its messages are what does not fit: the workload's key, at its place in the file.
+    const auto w = run_cli("check " + (dir / "t.yaml").string());
+    CHECK(w.exit_code == 2);
+    CHECK(w.err.find("t.yaml:3:18: workload.kind: the run needs about") != std::string::npos);
+}
+
+TEST_CASE("check shows what a run will cost", "[estimate][cli]") {
+    const auto r = run_cli("check " + source("scenarios/ft2-permutation.yaml"));
+    CHECK(r.exit_code == 0);
+    CHECK(r.out.find("512 messages, about 1048576 packets") != std::string::npos);
+    CHECK(r.out.find("memory about") != std::string::npos);
+}
+
+TEST_CASE("memory estimates are within 2x of the peak the OS measures on mid-size runs",
+          "[.slow][estimate]") {
+    for (const char* f : {"scenarios/ft2-permutation.yaml", "scenarios/mpft-2048.yaml",
+                          "scenarios/deepseek-v3-decode.yaml", "scenarios/shuffle-512.yaml"}) {
+        INFO(f);
+        const auto r = run_cli("run " + source(f) + " --json");
+        REQUIRE(r.exit_code == 0);
+        const auto j = nlohmann::json::parse(r.out);
+        const double estimate = j["sim"]["memory_estimate_bytes"].get<double>();
+        const double peak = j["sim"]["peak_memory_bytes"].get<double>();
+        INFO("estimate " << estimate << " peak " << peak);
+        CHECK(estimate <= 2 * peak);
+        CHECK(estimate >= peak / 2);
+    }
+}
