@@ -118,6 +118,8 @@ TEST_CASE("the largest Table 3 fabrics are estimated from formulas, never built"
         {source("scenarios/table3/mpft.yaml"), with({{"cluster.node", "h800"}}), 16384},
         {source("scenarios/table3/ft2.yaml"),
          with({{"topology.switch_radix", "4096"}, {"topology.endpoints", "4194304"}}), 4194304},
+        {source("scenarios/table3/slimfly.yaml"),
+         with({{"topology.q", "97"}, {"topology.switch_radix", "256"}}), 2 * 97 * 97 * 73},
     };
     for (const auto& c : cases) {
         INFO(c.file);
@@ -182,11 +184,14 @@ TEST_CASE("a run over the memory limit is refused before building, blaming the s
     CHECK(w.err.find("t.yaml:3:18: workload.kind: the run needs about") != std::string::npos);
 }
 
-TEST_CASE("check shows what a run will cost", "[estimate][cli]") {
+TEST_CASE("check and topo show what a run will cost", "[estimate][cli]") {
     const auto r = run_cli("check " + source("scenarios/ft2-permutation.yaml"));
     CHECK(r.exit_code == 0);
     CHECK(r.out.find("512 messages, about 1048576 packets") != std::string::npos);
     CHECK(r.out.find("memory about") != std::string::npos);
+    const auto t = run_cli("topo " + source("scenarios/ft2-permutation.yaml") + " --json");
+    CHECK(t.exit_code == 0);
+    CHECK(nlohmann::json::parse(t.out)["memory_estimate_bytes"].get<std::uint64_t>() > 0);
 }
 
 TEST_CASE("memory estimates are within 2x of the peak the OS measures on mid-size runs",

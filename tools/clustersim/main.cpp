@@ -52,7 +52,22 @@ int cmd_topo(const CommonOptions& o) {
     const cs::Topology t =
         cs::build_topology(s, s.workload.kind == "trace" ? cs::load_trace(s).nodes : 0);
     const cs::CostBreakdown cost = cs::topology_cost(s, t);
-    const cs::Json j = cs::inventory_json(s, t, cost);
+    cs::Json j = cs::inventory_json(s, t, cost);
+    // What simulating it would take, from formulas: the fabric and its routes, plus the
+    // workload when the scenario has one with a size formula (check counts the others).
+    std::optional<cs::RunEstimate> est;
+    if (t.inventory.constructible) try {
+            const cs::FabricPlan plan = cs::plan_fabric(s, 0);
+            std::uint64_t packets = 0;
+            const cs::WorkloadKind* kind = cs::find_workload_kind(s.workload.kind);
+            const cs::WorkloadSize w = kind && kind->size
+                                           ? cs::workload_size(s, plan.endpoints, nullptr, packets)
+                                           : cs::WorkloadSize{};
+            est = cs::estimate_run(s, plan, w, packets);
+            j["memory_estimate_bytes"] = est->memory_bytes();
+        } catch (const cs::InputError&) {
+            // not simulable as set (check says why); the inventory stands on its own
+        }
     if (o.json) {
         print_json(j);
         return kExitOk;
@@ -78,6 +93,13 @@ int cmd_topo(const CommonOptions& o) {
     fmt::print("  cost                    ${:.2f} M  (${:.0f} per endpoint)\n",
                cost.total_usd / 1e6, cost.per_endpoint_usd);
     if (!t.inventory.constructible) fmt::print("  not constructible: {}\n", t.inventory.note);
+    if (est)
+        fmt::print("  to simulate             about {} of memory (fabric {}, routes {}{})\n",
+                   cs::format_bytes(est->memory_bytes()), cs::format_bytes(est->fabric_bytes),
+                   cs::format_bytes(est->routes_bytes),
+                   est->messages > 0
+                       ? ", workload " + cs::format_bytes(est->workload_bytes + est->packet_bytes)
+                       : std::string());
     return kExitOk;
 }
 
