@@ -264,3 +264,15 @@ TEST_CASE("a missing key is blamed on its parent map, or on the file's first lin
         {"topology: {kind: ft2, switch_radix: 8}\n", "", "s.yaml:1:1: workload.kind", "missing"},
         "missing-map");
 }
+
+TEST_CASE("a message of more than 2^32 packets is a located input error, not an internal one",
+          "[cli][input]") {
+    // Reproduced: message_bytes 1e15 at a 4 KiB MTU ended in "internal error", exit 1.
+    expect_bad_input({"topology: {kind: ft2, switch_radix: 8}\ncluster: {node: none}\n"
+                      "workload: {kind: permutation, message_bytes: 1e15}\n",
+                      "", "s.yaml:3:46: workload.message_bytes", "more than the 2^32 - 1 packets"},
+                     "packets-per-message");
+    expect_bad_input({kGood, "--set network.mtu_bytes=256 --set workload.message_bytes=2000GiB",
+                      "--set: network.mtu_bytes", "more than the 2^32 - 1 packets"},
+                     "packets-per-message-mtu");
+}

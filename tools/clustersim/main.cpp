@@ -28,6 +28,8 @@ constexpr int kExitBadInput = 2;
 constexpr int kExitStalled = 3;
 // `check` builds a workload of at most this many messages to run its builder's checks too.
 constexpr std::uint64_t kCheckBuildMessages = 4'000'000;
+// `run` warns, without a limit set, before simulating more events than this (an hour or so).
+constexpr std::uint64_t kLongRunEvents = 10'000'000'000;
 
 struct CommonOptions {
     std::string scenario;
@@ -210,6 +212,13 @@ int cmd_run(const CommonOptions& o, std::optional<std::uint64_t> seed, const std
         const cs::RunEstimate est = cs::estimate_run(s, plan, size, packets);
         cs::check_run_limits(s, est);
         memory_estimate = est.memory_bytes();
+        // No limit is set by default, but a run of hours should not start unannounced.
+        if (est.events > kLongRunEvents && s.sim.max_events == 0 && s.sim.max_time_us == 0 &&
+            !quiet)
+            fmt::print(stderr,
+                       "clustersim: this run has up to about {:.3g} events to simulate (hours at "
+                       "a few million a second); sim.max_events or sim.max_time_us bound it\n",
+                       static_cast<double>(est.events));
     }
     const cs::SimulatedFabric fabric = cs::build_simulated_fabric(s, trace_gpus);
     const std::uint32_t endpoints = fabric.endpoints();

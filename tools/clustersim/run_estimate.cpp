@@ -71,6 +71,8 @@ RunEstimate estimate_run(const Scenario& s, const FabricPlan& f, const WorkloadS
     RunEstimate e;
     e.messages = w.messages;
     e.packets = packets;
+    const std::uint64_t mtu = std::max<std::uint64_t>(1, s.network.mtu_bytes);
+    e.largest_message_packets = w.message_bytes == 0 ? 0 : (w.message_bytes - 1) / mtu + 1;
     // Links on the longest path: the fabric's switches plus one, and inside nodes the hub,
     // PCIe and NIC hops at both ends.
     const std::uint64_t links = f.fabric.inventory.max_hops + 1 + (f.node_model ? 4 : 0);
@@ -150,6 +152,16 @@ std::string format_bytes(std::uint64_t bytes) {
 }
 
 void check_run_limits(const Scenario& s, const RunEstimate& e) {
+    // Packet sequence numbers are 32 bits, as RoCE's PSNs are 24.
+    if (e.largest_message_packets > UINT32_MAX) {
+        const std::string key = s.positions.count("network.mtu_bytes") ? "network.mtu_bytes"
+                                : s.workload.kind == "trace"           ? "workload.file"
+                                                                       : "workload.message_bytes";
+        throw s.error_at(key, fmt::format("a message of {} packets of {} bytes is more than the "
+                                          "2^32 - 1 packets one message may have (expected "
+                                          "smaller messages or a larger MTU)",
+                                          e.largest_message_packets, s.network.mtu_bytes));
+    }
     if (e.messages > TaskRef::kMaxIndex)
         throw s.error_at("workload.kind",
                          fmt::format("the workload is {} messages, more than the {} one run "

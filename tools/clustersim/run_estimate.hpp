@@ -16,6 +16,7 @@ struct RunEstimate {
     std::uint64_t messages = 0;
     std::uint64_t packets = 0;
     std::uint64_t events = 0;  // an upper bound: two per link a packet crosses, two per message
+    std::uint64_t largest_message_packets = 0;
     // Memory, by part.
     std::uint64_t fabric_bytes = 0;    // port graphs, links, ports, node model, forwarding state
     std::uint64_t routes_bytes = 0;    // forwarding tables and the graph computing them
