@@ -1,6 +1,7 @@
 #include "models/forwarding.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/connected_components.hpp>
 #include <stdexcept>
@@ -322,6 +323,36 @@ std::uint64_t Forwarding::memory_bytes(std::uint64_t fabric_switches, std::uint6
            endpoints * (sizeof(Attachment) + sizeof(std::uint32_t)) +
            switches * (sizeof(std::uint32_t) + sizeof(NicPorts) + sizeof(std::uint32_t)) +
            (flowlet_tables ? fabric_switches * kFlowletEntries * sizeof(Flowlet) : 0);
+}
+
+void Forwarding::sample_path_spread(std::uint32_t messages) {
+    spread_.assign(std::min(messages, kSpreadSample), SpreadRecord{});
+}
+
+void Forwarding::record_spread(std::uint32_t sw, const Packet& p, std::span<const std::uint32_t> c,
+                               std::uint32_t out) {
+    SpreadRecord& r = spread_[p.message];
+    // The first switch with a choice is the flow's; later choices (spine, core) are not counted.
+    if (r.switch_index == kNone) {
+        r.switch_index = sw;
+        r.candidates = static_cast<std::uint32_t>(c.size());
+    }
+    if (r.switch_index != sw) return;
+    const auto i = static_cast<std::uint32_t>(std::find(c.begin(), c.end(), out) - c.begin());
+    r.taken |= std::uint64_t{1} << (i % 64);
+}
+
+PathSpread Forwarding::path_spread() const {
+    PathSpread s;
+    for (const SpreadRecord& r : spread_) {
+        if (r.switch_index == kNone) continue;
+        const auto paths = static_cast<std::uint32_t>(std::popcount(r.taken));
+        ++s.flows;
+        s.paths_sum += paths;
+        s.candidates_sum += r.candidates;
+        s.max_paths = std::max(s.max_paths, paths);
+    }
+    return s;
 }
 
 }  // namespace clustersim

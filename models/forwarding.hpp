@@ -16,6 +16,16 @@
 
 namespace clustersim {
 
+/// How far flows spread over the paths they could take: for a sample of flows, the distinct
+/// outputs their data packets took at the first fabric switch that had a choice, against the
+/// candidates there (ECMP: 1 of N; spray: N of N).
+struct PathSpread {
+    std::uint64_t flows = 0;           // sampled flows that met a choice
+    std::uint64_t paths_sum = 0;       // distinct outputs taken, summed over them
+    std::uint64_t candidates_sum = 0;  // outputs they could take, summed
+    std::uint32_t max_paths = 0;
+};
+
 class Forwarding {
   public:
     /// `ports` are the fabric's egress ports (what adaptive policies read); `layout` may be null.
@@ -33,6 +43,10 @@ class Forwarding {
                                       std::uint64_t channels, std::uint64_t endpoints,
                                       bool flowlet_tables);
     static constexpr std::size_t kFlowletEntries = 4096;  // per switch, as switch ASICs size theirs
+    /// Records path spread for messages below min(messages, kSpreadSample).
+    void sample_path_spread(std::uint32_t messages);
+    static constexpr std::uint32_t kSpreadSample = 4096;
+    PathSpread path_spread() const;
 
   private:
     struct FabricSwitch {
@@ -47,6 +61,14 @@ class Forwarding {
         std::uint32_t edge = kNone;           // its index in the forwarding tables
         std::uint32_t lid = 0;  // its address in the plane: ports numbered leaf by leaf
     };
+    struct SpreadRecord {
+        std::uint64_t taken = 0;  // bit i: candidate i (mod 64) was taken
+        std::uint32_t candidates = 0;
+        std::uint32_t switch_index = kNone;  // where the choice was met
+    };
+    std::vector<SpreadRecord> spread_;  // per sampled message
+    void record_spread(std::uint32_t sw, const Packet& p, std::span<const std::uint32_t> c,
+                       std::uint32_t out);
     struct NicPorts {
         std::uint32_t first_network = kNone, network_count = 0;
         std::uint32_t first_hub = kNone, first_gpu = 0;  // channels to the GPUs it serves
@@ -105,9 +127,13 @@ inline std::uint32_t Forwarding::fabric_route(std::uint32_t sw, Packet& p, Time 
         if (a->fabric_switch == sw) return a->down_channel;
         const auto c = routes_.candidates(sw, a->edge);
         if (c.size() == 1) return c[0];
-        if (!c.empty())
-            return here.choose(
-                RouteChoice{c, p, a->lid, here.route, ports_, now, params_, goes_up_});
+        if (!c.empty()) {
+            const std::uint32_t out =
+                here.choose(RouteChoice{c, p, a->lid, here.route, ports_, now, params_, goes_up_});
+            if (p.message < spread_.size() && p.kind == PacketKind::Data) [[unlikely]]
+                record_spread(sw, p, c, out);
+            return out;
+        }
     }
     throw std::logic_error("no route: the destination is not reachable in this plane");
 }

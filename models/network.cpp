@@ -16,6 +16,7 @@ Network::Network(Simulator& sim, const PortGraph& graph, const ForwardingTables&
       dag_(sim, workload, graph.endpoint_count()),
       reliable_(params.reliable()),
       paced_(params.congestion_control != CongestionControl::None) {
+    forwarding_.sample_path_spread(static_cast<std::uint32_t>(workload.messages.size()));
     if (params.congestion_control == CongestionControl::Hpcc) {
         // Fabric switches' egress ports stamp HPCC's hop records.
         const auto channels = graph.channels();

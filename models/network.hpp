@@ -79,6 +79,7 @@ class Network {
     const PortGraph& graph() const { return graph_; }
     std::size_t packets_in_flight() const { return packets_live_; }
     std::size_t peak_packets() const { return packets_peak_; }
+    PathSpread path_spread() const { return forwarding_.path_spread(); }
 
     Signal<std::uint32_t> message_finished;               // message index
     Signal<std::uint32_t, std::uint32_t> packet_dropped;  // channel, message index

@@ -64,10 +64,17 @@ TEST_CASE("ECMP and static routing keep a flow on one path; per-packet policies 
         // when the flow spreads over all 4 spines.
         const std::size_t links = fabric_links(r).used.size();
         const std::string p = policy;
-        if (p == "ecmp" || p == "static" || p == "flowlet")  // back to back: one flowlet
+        // The reported path spread says the same: 1 or 4 of the leaf's 4 uplinks.
+        const PathSpread& s = r.result.path_spread;
+        CHECK(s.flows == 1);
+        CHECK(s.candidates_sum == 4);
+        if (p == "ecmp" || p == "static" || p == "flowlet") {  // back to back: one flowlet
             CHECK(links == 2);
-        else
+            CHECK(s.max_paths == 1);
+        } else {
             CHECK(links == 8);
+            CHECK(s.max_paths == 4);
+        }
     }
 }
 

@@ -220,6 +220,19 @@ Json run_results_json(const Scenario& s, const Topology& t, const Topology& simu
     net["connections_failed"] = r.counters.connections_failed;
     net["max_link_util"] = round_to(r.max_link_util, 1e-9);
     net["max_queue_bytes"] = r.max_queue_bytes;
+    // Path spread over a sample of flows (the first 4,096 messages), where they had a choice.
+    const PathSpread& ps = r.path_spread;
+    Json spread;
+    spread["flows_sampled"] = ps.flows;
+    spread["mean_paths"] =
+        ps.flows ? round_to(static_cast<double>(ps.paths_sum) / static_cast<double>(ps.flows), 1e-6)
+                 : 0.0;
+    spread["max_paths"] = ps.max_paths;
+    spread["mean_candidates"] =
+        ps.flows
+            ? round_to(static_cast<double>(ps.candidates_sum) / static_cast<double>(ps.flows), 1e-6)
+            : 0.0;
+    net["path_spread"] = spread;
     j["network"] = net;
 
     j["load"] = load_json(s, t, simulated, r);
@@ -256,6 +269,9 @@ std::string run_summary_table(const Json& j) {
             fmt::format("  {:<26}{:>16}{:>12.1f}{:>12.1f}\n", "PFC pauses / us / max port",
                         net["pfc_pauses"].get<std::uint64_t>(), net["pfc_paused_us"].get<double>(),
                         net["pfc_paused_max_port_us"].get<double>());
+    if (const auto& ps = net["path_spread"]; ps["flows_sampled"].get<std::uint64_t>() > 0)
+        out += fmt::format("  {:<26}{:>16.2f}{:>12.2f}\n", "paths per flow / choices",
+                           ps["mean_paths"].get<double>(), ps["mean_candidates"].get<double>());
     if (net["ecn_marks"].get<std::uint64_t>() + net["cnps"].get<std::uint64_t>() > 0)
         out += fmt::format("  {:<26}{:>16}{:>12}\n", "ECN marks / CNPs",
                            net["ecn_marks"].get<std::uint64_t>(), net["cnps"].get<std::uint64_t>());

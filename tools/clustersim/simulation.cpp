@@ -67,6 +67,7 @@ SimulationResult simulate(const Topology& topology, const ForwardingTables& rout
     r.payload_in_flight = r.counters.payload_sent - r.counters.payload_delivered -
                           r.counters.payload_dropped - r.counters.payload_redundant;
     r.peak_packets = net.peak_packets();
+    r.path_spread = net.path_spread();
 
     const auto links = net.links();
     const auto ports = net.ports();

@@ -41,6 +41,7 @@ struct SimulationResult {
     Time pfc_paused_max;  // the port paused longest
     std::uint64_t payload_in_flight = 0;
     std::size_t peak_packets = 0;  // packets alive at once, at most
+    PathSpread path_spread;
 };
 
 /// `layout` is null for bare NICs, else the node model `topology` was expanded with.
