@@ -108,10 +108,13 @@ void Forwarding::find_dmodk_divisors() {
             goes_up_[c] = 1;
     }
     for (std::uint32_t s = 0; s < fabric; ++s) {
-        std::uint64_t d = 1;
-        for (std::uint32_t l = 0; level[s] != kNone && l < level[s]; ++l)
+        std::uint64_t d = 1, below = 1;
+        for (std::uint32_t l = 0; level[s] != kNone && l < level[s]; ++l) {
+            below = d;
             d = std::min<std::uint64_t>(d * up_ports[l], 1u << 30);
+        }
         fabric_switches_[s].route.dmodk_divisor = static_cast<std::uint32_t>(d);
+        fabric_switches_[s].route.dmodk_down_divisor = static_cast<std::uint32_t>(below);
     }
 }
 

@@ -33,10 +33,11 @@ struct Flowlet {
 
 /// What a switch keeps for its policy.
 struct SwitchRouteState {
-    std::uint64_t salt = 0;           // per switch, from the seed
-    std::uint32_t dmodk_divisor = 1;  // static: destinations per choice at the levels below
-    std::uint32_t next = 0;           // spray round-robin position
-    std::span<Flowlet> flowlets;      // flowlet table (flowlet policy only)
+    std::uint64_t salt = 0;                // per switch, from the seed
+    std::uint32_t dmodk_divisor = 1;       // static: destinations per choice at the levels below
+    std::uint32_t dmodk_down_divisor = 1;  // static: the level below's divisor (parallel links)
+    std::uint32_t next = 0;                // spray round-robin position
+    std::span<Flowlet> flowlets;           // flowlet table (flowlet policy only)
 };
 
 struct RouteChoice {
