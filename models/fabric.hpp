@@ -183,6 +183,27 @@ inline Packet Fabric::pop_queued(std::uint32_t ch, std::uint32_t vl, std::uint32
     Packet p = port.lane(vl).pop_front();
     port.queued_bytes -= wire;
     port.next_vl = static_cast<std::uint8_t>(vl + 1 == params_.virtual_lanes ? 0 : vl + 1);
+    // RED on the egress queue as the packet leaves it (the queue behind it), as the HPCC
+    // authors' ns-3 switch marks (SwitchNotifyDequeue): feedback reflects the queue now, not
+    // the queue the packet found, so marks stop as soon as the queue drains. The draw is a
+    // hash of the packet and the port, so runs repeat.
+    if (params_.ecn() && (p.flags & Packet::kEcnCapable) &&
+        port.queued_bytes > params_.ecn_kmin_bytes) [[unlikely]] {
+        bool mark = port.queued_bytes >= params_.ecn_kmax_bytes;
+        if (!mark) {
+            const double prob =
+                params_.ecn_pmax * static_cast<double>(port.queued_bytes - params_.ecn_kmin_bytes) /
+                static_cast<double>(params_.ecn_kmax_bytes - params_.ecn_kmin_bytes);
+            const std::uint64_t h =
+                mix64((std::uint64_t{p.message} << 32 | p.sequence) ^ (std::uint64_t{ch} << 7));
+            mark = static_cast<double>(h >> 11) * 0x1.0p-53 < prob;
+        }
+        if (mark) {
+            p.flags |= Packet::kCongestionExperienced;
+            ++counters_.ecn_marks;
+            ++port.ecn_marks;
+        }
+    }
     return p;
 }
 
@@ -263,30 +284,6 @@ inline bool Fabric::enqueue(std::uint32_t out, const Packet& p) {
     const std::uint32_t vl = links_[out].fabric_hop
                                  ? std::min<std::uint32_t>(p.fabric_hops, params_.virtual_lanes - 1)
                                  : 0;
-    if (params_.ecn() && (p.flags & Packet::kEcnCapable) &&
-        port.queued_bytes > params_.ecn_kmin_bytes) {
-        // RED on the egress queue as the packet joins it; the draw is a hash of the packet and
-        // the port, so runs repeat.
-        bool mark = port.queued_bytes >= params_.ecn_kmax_bytes;
-        if (!mark) {
-            const double prob =
-                params_.ecn_pmax * static_cast<double>(port.queued_bytes - params_.ecn_kmin_bytes) /
-                static_cast<double>(params_.ecn_kmax_bytes - params_.ecn_kmin_bytes);
-            const std::uint64_t h =
-                mix64((std::uint64_t{p.message} << 32 | p.sequence) ^ (std::uint64_t{out} << 7));
-            mark = static_cast<double>(h >> 11) * 0x1.0p-53 < prob;
-        }
-        if (mark) {
-            Packet marked = p;
-            marked.flags |= Packet::kCongestionExperienced;
-            ++counters_.ecn_marks;
-            ++port.ecn_marks;
-            port.lane(vl).push_back(marked);
-            port.queued_bytes += wire;
-            port.max_queue_bytes = std::max(port.max_queue_bytes, port.queued_bytes);
-            return true;
-        }
-    }
     port.lane(vl).push_back(p);
     port.queued_bytes += wire;
     port.max_queue_bytes = std::max(port.max_queue_bytes, port.queued_bytes);
