@@ -19,7 +19,6 @@ std::string read(const std::filesystem::path& p) {
 Json without_wall_clock(Json j) {
     j["sim"].erase("wall_s");
     j["sim"].erase("events_per_s");
-    j["sim"].erase("peak_memory_bytes");      // measured by the OS
     j["sim"].erase("memory_estimate_bytes");  // counts sizeof: the same on one build
     return j;
 }

@@ -33,7 +33,7 @@ void flatten(const Json& j, const std::string& prefix, std::string& out) {
         for (const auto& [k, v] : j.items()) {
             const std::string path = prefix.empty() ? k : prefix + "." + k;
             if (path == "sim.wall_s" || path == "sim.events_per_s" ||
-                path == "sim.peak_memory_bytes" || path == "sim.memory_estimate_bytes")
+                path == "sim.memory_estimate_bytes")
                 continue;
             flatten(v, path, out);
         }
