@@ -12,6 +12,7 @@
 #include "tools/clustersim/moe_report.hpp"
 #include "tools/clustersim/output_files.hpp"
 #include "tools/clustersim/run_estimate.hpp"
+#include "tools/clustersim/run_pipeline.hpp"
 #include "tools/clustersim/run_report.hpp"
 #include "tools/clustersim/scenario.hpp"
 #include "tools/clustersim/scenario_build.hpp"
@@ -191,41 +192,14 @@ int cmd_check(const CommonOptions& o, bool schema) {
 int cmd_run(const CommonOptions& o, std::optional<std::uint64_t> seed, const std::string& out_dir,
             bool quiet) {
     const cs::Scenario s = load(o, seed);
-    // Cheap validation first, as `check` does: a scenario without a workload is refused before
-    // its fabric and routes are built (minutes for the largest).
-    if (s.workload.kind != "moe") (void)cs::validate_workload(s);
-    cs::TraceInput trace = cs::load_trace(s);
-    const bool moe = s.workload.kind == "moe";
-    const std::uint32_t trace_gpus = moe ? s.workload.ep_size * s.workload.ep_groups : trace.nodes;
-    // What the run will cost, from formulas (and the MoE step or trace, built first: they are
-    // small next to a fabric), before the fabric is built.
-    const cs::FabricPlan plan = cs::plan_fabric(s, trace_gpus);
-    std::optional<cs::MoeRun> moe_run;
-    if (moe) moe_run = cs::build_moe(s, static_cast<std::uint32_t>(plan.endpoints));
-    std::uint64_t memory_estimate = 0;
-    {
-        std::uint64_t packets = 0;
-        const cs::Workload* built = moe                               ? &moe_run->workload
-                                    : trace.workload.messages.empty() ? nullptr
-                                                                      : &trace.workload;
-        const cs::WorkloadSize size = cs::workload_size(s, plan.endpoints, built, packets);
-        const cs::RunEstimate est = cs::estimate_run(s, plan, size, packets);
-        cs::check_run_limits(s, est);
-        memory_estimate = est.memory_bytes();
-        // No limit is set by default, but a run of hours should not start unannounced.
-        if (est.events > kLongRunEvents && s.sim.max_events == 0 && s.sim.max_time_us == 0 &&
-            !quiet)
-            fmt::print(stderr,
-                       "clustersim: this run has up to about {:.3g} events to simulate (hours at "
-                       "a few million a second); sim.max_events or sim.max_time_us bound it\n",
-                       static_cast<double>(est.events));
-    }
-    const cs::SimulatedFabric fabric = cs::build_simulated_fabric(s, trace_gpus);
-    const std::uint32_t endpoints = fabric.endpoints();
-    const cs::Workload w =
-        moe ? std::move(moe_run->workload) : cs::build_workload(s, endpoints, std::move(trace));
-    if (const std::string err = w.validate(endpoints); !err.empty())
-        throw s.error_at("workload.kind", err);
+    cs::PreparedRun prepared = cs::prepare_run(s);
+    const cs::RunEstimate& est = prepared.estimate;
+    // No limit is set by default, but a run of hours should not start unannounced.
+    if (est.events > kLongRunEvents && s.sim.max_events == 0 && s.sim.max_time_us == 0 && !quiet)
+        fmt::print(stderr,
+                   "clustersim: this run has up to about {:.3g} events to simulate (hours at a "
+                   "few million a second); sim.max_events or sim.max_time_us bound it\n",
+                   static_cast<double>(est.events));
     if (!out_dir.empty()) {
         std::error_code ec;
         std::filesystem::create_directories(out_dir, ec);
@@ -242,25 +216,17 @@ int cmd_run(const CommonOptions& o, std::optional<std::uint64_t> seed, const std
                                      "it (expected a file or nothing at that path)");
         }
     }
-    cs::SimulationOptions so;
-    if (s.sim.max_time_us > 0) so.max_time = cs::Time::from_us(s.sim.max_time_us);
-    so.max_events = s.sim.max_events;
-    so.progress = !quiet && !o.json;
-    const cs::SimulationResult r =
-        cs::simulate(fabric.simulated(), fabric.routes, w, cs::network_params(s, fabric.fabric), so,
-                     fabric.node_layout());
-    cs::Json j = cs::run_results_json(s, fabric.fabric, fabric.simulated(), endpoints, w, r);
-    if (moe && r.status == cs::SimulationResult::Status::Completed)
-        j[s.workload.phase] = cs::moe_step_json(s, *moe_run, r);
-    // What check estimated (the same for one build; sizes of structures vary between
-    // compilers). The peak the OS measured varies run to run, so it is shown, not written.
-    j["sim"]["memory_estimate_bytes"] = memory_estimate;
+    const cs::RunOutcome outcome = cs::execute_run(s, prepared, !quiet && !o.json);
+    const cs::SimulationResult& r = outcome.result;
+    const cs::Json& j = outcome.results;
+    const cs::Workload& w = prepared.workload;
+    const std::uint64_t memory_estimate = est.memory_bytes();
     if (!out_dir.empty()) {
         const std::filesystem::path dir(out_dir);
         cs::write_file_atomically((dir / "messages.csv").string(), cs::messages_csv(w, r));
         if (s.sim.sample_us > 0)
             cs::write_file_atomically((dir / "queues.csv").string(),
-                                      cs::queues_csv(fabric.simulated().graph, r));
+                                      cs::queues_csv(prepared.fabric.simulated().graph, r));
         cs::write_file_atomically((dir / "results.json").string(), j.dump(2) + "\n");
     }
     if (o.json)
