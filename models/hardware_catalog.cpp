@@ -116,6 +116,8 @@ const HardwareCatalog& HardwareCatalog::builtin() {
         const YAML::Node prices = load("prices.yaml");
         for (const auto& kv : prices["switches"])
             c.prices_.switch_usd[kv.first.as<std::string>()] = kv.second.as<double>();
+        for (const auto& kv : prices["servers"])
+            c.prices_.server_usd[kv.first.as<std::string>()] = kv.second.as<double>();
         for (const auto& kv : prices["cables"])
             c.prices_.cable_usd[kv.first.as<std::string>()] = kv.second.as<double>();
         return c;

@@ -70,6 +70,7 @@ struct NodePreset {
 struct PriceTable {
     std::map<std::string, double> switch_usd;  // by switch preset
     std::map<std::string, double> cable_usd;   // by cable kind
+    std::map<std::string, double> server_usd;  // by node preset
 };
 
 class HardwareCatalog {

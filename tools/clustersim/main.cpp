@@ -17,6 +17,7 @@
 #include "tools/clustersim/scenario.hpp"
 #include "tools/clustersim/scenario_build.hpp"
 #include "tools/clustersim/simulation.hpp"
+#include "tools/clustersim/sweep.hpp"
 #include "topologies/shortest_path_routes.hpp"
 
 namespace cs = clustersim;
@@ -261,6 +262,23 @@ int cmd_run(const CommonOptions& o, std::optional<std::uint64_t> seed, const std
     return kExitOk;
 }
 
+int cmd_sweep(const std::string& file, const std::vector<std::string>& grid, unsigned threads,
+              const std::string& out_dir, bool quiet) {
+    const cs::SweepSpec spec = cs::load_sweep(file, grid);
+    cs::SweepOptions options;
+    options.threads = threads;
+    options.out_dir = out_dir;
+    options.progress = !quiet;
+    const cs::SweepSummary summary = cs::run_sweep(spec, options);
+    if (!quiet) {
+        std::cout << summary.csv;
+        fmt::print(stderr, "sweep: {} points, {} failed, {} resumed{}\n", summary.points,
+                   summary.failed, summary.resumed,
+                   out_dir.empty() ? "" : "; results.csv and results.json in " + out_dir);
+    }
+    return kExitOk;
+}
+
 int cmd_bench(bool json) {
     const cs::Json j = cs::run_benchmarks(cs::BenchOptions{});
     if (json) {
@@ -316,6 +334,23 @@ int main(int argc, char** argv) {
     check->add_option("scenario", check_o.scenario, "scenario YAML file");
     check->add_option("--set", check_o.sets, "override one key: PATH=VALUE; repeatable");
     check->add_flag("--schema", schema, "print every scenario key as a Markdown table");
+    std::string sweep_file, sweep_out;
+    std::vector<std::string> sweep_grid;
+    unsigned sweep_threads = 1;
+    bool sweep_quiet = false;
+    auto* sweep = app.add_subcommand(
+        "sweep", "run a scenario over a grid of key values and rank the points by cost");
+    sweep->add_option("sweep", sweep_file, "sweep YAML file (base, grid, zip, seeds, objective)")
+        ->required();
+    sweep->add_option("--grid", sweep_grid, "add or replace a grid key: PATH=V1,V2,...");
+    sweep->add_option("-j", sweep_threads, "points to run at once, on threads")
+        ->check(CLI::Range(1u, 1024u));
+    sweep->add_option("--out", sweep_out, "write results.csv, results.json and points/ here")
+        ->check([](const std::string& v) {
+            return v.empty() ? std::string("an empty path (expected a folder to write into)")
+                             : std::string();
+        });
+    sweep->add_flag("--quiet", sweep_quiet, "no table and no progress bar");
     auto* bench = app.add_subcommand("bench", "measure event-queue and packet-forwarding speed");
     bench->add_flag("--json", bench_json, "print one JSON document on stdout");
 
@@ -326,8 +361,8 @@ int main(int argc, char** argv) {
         for (const auto* sub : app.get_subcommands({})) known |= sub->get_name() == word;
         if (!known) {
             fmt::print(stderr,
-                       "clustersim: unknown subcommand '{}' (expected run, topo, traffic, check "
-                       "or bench; see clustersim --help)\n",
+                       "clustersim: unknown subcommand '{}' (expected run, topo, traffic, check, "
+                       "sweep or bench; see clustersim --help)\n",
                        cs::InputError::printable(word, 80));
             return kExitBadInput;
         }
@@ -369,6 +404,8 @@ int main(int argc, char** argv) {
             return cmd_check(check_o, schema);
         }
         if (bench->parsed()) return cmd_bench(bench_json);
+        if (sweep->parsed())
+            return cmd_sweep(sweep_file, sweep_grid, sweep_threads, sweep_out, sweep_quiet);
     } catch (const cs::InputError& e) {
         fmt::print(stderr, "{}\n", e.formatted());
         return kExitBadInput;

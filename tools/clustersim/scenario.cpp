@@ -116,6 +116,7 @@ const std::vector<KeySpec>& schema() {
                "per-message sender overhead for RDMA (its serial issue part included)"),
         section("cost"),
         number("cost.switch_usd", 0, 1e9, "models/data/prices.yaml", "price of one switch"),
+        number("cost.server_usd", 0, 1e10, "models/data/prices.yaml (by cluster.node)", "price of one node (server), for the cluster cost sweeps report"),
         integer("cost.rack_endpoints", 0, 1e9, "nodes_per_rack x NICs of the node preset (32 for h800)", "NIC ports per rack; cables inside a rack are DAC (0: every cable optical)"),
         section("cost.cables"),
         number("cost.cables.endpoint-aoc", 0, 1e9, "prices.yaml", "NIC-to-leaf cable with its optics"),
@@ -638,6 +639,9 @@ class Loader {
         s.cost.switch_usd = number_or(
             "cost.switch_usd", price == catalog.prices().switch_usd.end() ? -1.0 : price->second);
         s.cost.cable_usd = catalog.prices().cable_usd;
+        const auto server = catalog.prices().server_usd.find(s.cluster.node);
+        s.cost.server_usd = number_or(
+            "cost.server_usd", server == catalog.prices().server_usd.end() ? 0.0 : server->second);
         for (auto& [kind, usd] : s.cost.cable_usd) usd = number_or("cost.cables." + kind, usd);
         s.cost.rack_endpoints = u32_or("cost.rack_endpoints", node->nodes_per_rack * node->nics);
 
@@ -870,6 +874,11 @@ Scenario load_scenario(const std::string& path, const std::vector<Override>& ove
 Scenario load_scenario_text(const std::string& text, const std::string& path,
                             const std::vector<Override>& overrides) {
     return Loader(path).load_text(text, overrides);
+}
+
+bool is_scenario_key(const std::string& path) {
+    const KeySpec* k = find_key(path);
+    return k && k->type != Type::Section;
 }
 
 std::string schema_markdown() {

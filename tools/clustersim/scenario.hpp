@@ -52,6 +52,7 @@ struct Scenario {
 
     struct Cost {
         double switch_usd = -1;  // < 0: no price known for the switch preset
+        double server_usd = 0;   // one node of cluster.node (0: none, or bare NICs)
         std::map<std::string, double> cable_usd;
         std::uint32_t rack_endpoints = 0;  // 0: no rack placement (every cable optical)
     } cost;
@@ -159,6 +160,9 @@ Scenario load_scenario(const std::string& path, const std::vector<Override>& ove
 /// The same from text already read; `path` names it in errors and anchors relative file keys.
 Scenario load_scenario_text(const std::string& text, const std::string& path,
                             const std::vector<Override>& overrides);
+
+/// Whether `path` (a.b.c) is a key of the schema.
+bool is_scenario_key(const std::string& path);
 
 /// The schema as Markdown rows (key, type, default, meaning), for `clustersim check --schema`.
 std::string schema_markdown();
