@@ -876,6 +876,11 @@ Scenario load_scenario_text(const std::string& text, const std::string& path,
     return Loader(path).load_text(text, overrides);
 }
 
+bool is_scenario_section(const std::string& path) {
+    const KeySpec* k = find_key(path);
+    return k && k->type == Type::Section;
+}
+
 bool is_scenario_key(const std::string& path) {
     const KeySpec* k = find_key(path);
     return k && k->type != Type::Section;

@@ -163,6 +163,8 @@ Scenario load_scenario_text(const std::string& text, const std::string& path,
 
 /// Whether `path` (a.b.c) is a key of the schema.
 bool is_scenario_key(const std::string& path);
+/// Whether `path` is a section (topology, network, ...): a sweep may set it whole.
+bool is_scenario_section(const std::string& path);
 
 /// The schema as Markdown rows (key, type, default, meaning), for `clustersim check --schema`.
 std::string schema_markdown();

@@ -42,10 +42,10 @@ SweepAxis read_axis(const std::string& file, const std::string& section,
     const std::string path = kv.first.as<std::string>();
     std::string key = section;
     key.append(".").append(path);
-    if (!is_scenario_key(path))
+    if (!is_scenario_key(path) && !is_scenario_section(path))
         throw located(file, kv.first.Mark(), key,
-                      "not a scenario key (expected a key path such as topology.kind; "
-                      "clustersim check --schema lists them)");
+                      "not a scenario key (expected a key path such as topology.kind, or a "
+                      "section such as topology; clustersim check --schema lists them)");
     if (!kv.second.IsSequence() || kv.second.size() == 0)
         throw located(file, kv.second.Mark(), key, "expected a non-empty list of values");
     SweepAxis a{path, {}};
@@ -211,7 +211,7 @@ SweepSpec load_sweep(const std::string& path, const std::vector<std::string>& gr
                                                    "topology.kind=ft2,ft3)",
                                                    InputError::printable(g, 80)));
         SweepAxis a{g.substr(0, eq), {}};
-        if (!is_scenario_key(a.path))
+        if (!is_scenario_key(a.path) && !is_scenario_section(a.path))
             throw InputError("--grid", 0, 0, a.path,
                              "not a scenario key (clustersim check --schema lists them)");
         std::stringstream values(g.substr(eq + 1));
