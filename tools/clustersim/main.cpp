@@ -12,6 +12,7 @@
 #include "tools/clustersim/moe_report.hpp"
 #include "tools/clustersim/output_files.hpp"
 #include "tools/clustersim/run_estimate.hpp"
+#include "tools/clustersim/run_files.hpp"
 #include "tools/clustersim/run_pipeline.hpp"
 #include "tools/clustersim/run_report.hpp"
 #include "tools/clustersim/scenario.hpp"
@@ -209,7 +210,8 @@ int cmd_run(const CommonOptions& o, std::optional<std::uint64_t> seed, const std
                 out_dir, "cannot create the output folder (expected a writable path for --out)");
         // Every file the run will write must be writable as a file before it runs: never a
         // half-written output after a long simulation.
-        for (const char* name : {"results.json", "messages.csv", "queues.csv"}) {
+        for (const char* name :
+             {"results.json", "messages.csv", "queues.csv", "links.csv", "nics.csv"}) {
             const std::filesystem::path f = std::filesystem::path(out_dir) / name;
             if (std::filesystem::exists(f, ec) && !std::filesystem::is_regular_file(f, ec))
                 throw cs::InputError(f.string(),
@@ -225,6 +227,12 @@ int cmd_run(const CommonOptions& o, std::optional<std::uint64_t> seed, const std
     if (!out_dir.empty()) {
         const std::filesystem::path dir(out_dir);
         cs::write_file_atomically((dir / "messages.csv").string(), cs::messages_csv(w, r));
+        const cs::SimulatedFabric& f = prepared.fabric;
+        cs::write_file_atomically((dir / "links.csv").string(),
+                                  cs::links_csv(f.fabric, f.simulated(), f.node_layout(), r));
+        cs::write_file_atomically((dir / "nics.csv").string(),
+                                  cs::nics_csv(f.fabric, f.simulated(), f.node_layout(), w, r,
+                                               s.cluster.nics_per_node, s.cluster.gpus_per_node));
         if (s.sim.sample_us > 0)
             cs::write_file_atomically((dir / "queues.csv").string(),
                                       cs::queues_csv(prepared.fabric.simulated().graph, r));

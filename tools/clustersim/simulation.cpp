@@ -82,6 +82,9 @@ SimulationResult simulate(const Topology& topology, const ForwardingTables& rout
         r.max_link_util = std::max(r.max_link_util, r.channels[c].utilisation);
         r.max_queue_bytes = std::max(r.max_queue_bytes, ports[c].max_queue_bytes);
         r.channels[c].pauses = ports[c].pauses;
+        r.channels[c].max_queue_bytes = ports[c].max_queue_bytes;
+        r.channels[c].drops = ports[c].drops;
+        r.channels[c].ecn_marks = ports[c].ecn_marks;
         r.channels[c].paused =
             ports[c].paused_total +
             (ports[c].paused ? r.end_time - ports[c].paused_since : Time::zero());

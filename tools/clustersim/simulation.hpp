@@ -21,6 +21,8 @@ struct ChannelUsage {
     double utilisation = 0;    // of the run's duration
     std::uint64_t pauses = 0;  // PFC pause frames received
     Time paused;               // time its port spent paused
+    std::uint64_t max_queue_bytes = 0;
+    std::uint64_t drops = 0, ecn_marks = 0;
 };
 
 struct SimulationResult {
