@@ -151,3 +151,13 @@ TEST_CASE("a bad sweep file is one located line", "[sweep][input]") {
     CHECK(error_of("grid: {topology.kind: [ft2]}\n").find("base: missing") != std::string::npos);
     CHECK(error_of("base: {}\n").find("grid: missing") != std::string::npos);
 }
+
+TEST_CASE("every shipped sweep file loads", "[sweep]") {
+    for (const auto& entry : std::filesystem::directory_iterator(
+             std::string(CLUSTERSIM_SOURCE_DIR) + "/scenarios/sweeps")) {
+        INFO(entry.path());
+        const SweepSpec spec = load_sweep(entry.path().string(), {});
+        CHECK(!sweep_points(spec).empty());
+        CHECK(!spec.objective.empty());
+    }
+}
