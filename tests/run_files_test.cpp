@@ -1,6 +1,9 @@
 // links.csv and nics.csv: one row per channel with its tier, one per NIC and GPU; their bytes
 // add up to what the run moved.
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
 
 #include <map>
 #include <sstream>
@@ -69,4 +72,75 @@ TEST_CASE("links.csv and nics.csv account for every byte, by tier, NIC and GPU",
     // Every message finished: the GPUs sent and received the workload's payload.
     CHECK(gpu_sent == r.workload.total_bytes());
     CHECK(gpu_received == r.workload.total_bytes());
+}
+
+namespace {
+
+nlohmann::json run_and_read_trace(const std::string& scenario, const std::string& name,
+                                  nlohmann::json& results, const std::string& extra = "") {
+    const auto dir = temp_dir("trace-" + name);
+    const auto r = run_cli("run " + scenario + " --quiet --out " + (dir / "out").string() + extra);
+    REQUIRE(r.exit_code == 0);
+    std::ifstream rf(dir / "out" / "results.json");
+    results = nlohmann::json::parse(rf);
+    std::ifstream tf(dir / "out" / "trace.json");
+    return nlohmann::json::parse(tf);  // parses as JSON, or the test fails here
+}
+
+}  // namespace
+
+TEST_CASE("trace.json: a span per message, as long as its latency, on its sender's track",
+          "[output][timeline]") {
+    nlohmann::json results;
+    const auto t = run_and_read_trace(source_path("scenarios/ft2-incast.yaml"), "incast", results);
+    std::map<std::uint64_t, double> begin;
+    double latency_sum = 0;
+    std::size_t spans = 0;
+    for (const auto& e : t["traceEvents"]) {
+        if (e.value("cat", "") != "message") continue;
+        if (e["ph"] == "b") begin[e["id"].get<std::uint64_t>()] = e["ts"].get<double>();
+        if (e["ph"] == "e") {
+            latency_sum += e["ts"].get<double>() - begin.at(e["id"].get<std::uint64_t>());
+            ++spans;
+        }
+    }
+    CHECK(spans == results["messages"]["count"].get<std::size_t>());
+    CHECK(latency_sum / static_cast<double>(spans) ==
+          Approx(results["messages"]["latency_us"]["mean"].get<double>()).epsilon(1e-6));
+    // A limit cuts messages and says so.
+    nlohmann::json again;
+    const auto cut = run_and_read_trace(source_path("scenarios/ft2-alltoall.yaml"), "cut", again,
+                                        " --trace-limit 100");  // 4,032 messages
+    std::size_t events = 0;
+    bool truncated = false;
+    for (const auto& e : cut["traceEvents"]) {
+        events += e["ph"] != "M";
+        if (e["ph"] == "M" && e["name"] == "clustersim") truncated = e["args"]["truncated"];
+    }
+    CHECK(events <= 100);
+    CHECK(truncated);
+}
+
+TEST_CASE(
+    "trace.json of the main scenario: a track per GPU, all-to-all spans that average to "
+    "dispatch_us and combine_us",
+    "[.slow][output][timeline]") {
+    nlohmann::json results;
+    const auto t =
+        run_and_read_trace(source_path("scenarios/deepseek-v3-decode.yaml"), "main", results);
+    std::size_t gpu_tracks = 0, compute = 0;
+    double dispatch = 0, combine = 0;
+    std::size_t nd = 0, nc = 0;
+    for (const auto& e : t["traceEvents"]) {
+        if (e["ph"] == "M" && e["name"] == "thread_name" && e["pid"] == 2) ++gpu_tracks;
+        if (e["ph"] != "X") continue;
+        if (e["cat"] == "dispatch") dispatch += e["dur"].get<double>(), ++nd;
+        if (e["cat"] == "combine") combine += e["dur"].get<double>(), ++nc;
+        if (e["cat"] == "compute") ++compute;
+    }
+    CHECK(gpu_tracks == 144);
+    CHECK(nd == 4);  // 2 layers x 2 micro-batches
+    CHECK(dispatch / nd == Approx(results["decode"]["dispatch_us"].get<double>()).epsilon(1e-6));
+    CHECK(combine / nc == Approx(results["decode"]["combine_us"].get<double>()).epsilon(1e-6));
+    CHECK(compute > 0);
 }

@@ -19,6 +19,7 @@
 #include "tools/clustersim/scenario_build.hpp"
 #include "tools/clustersim/simulation.hpp"
 #include "tools/clustersim/sweep.hpp"
+#include "tools/clustersim/trace_events.hpp"
 #include "topologies/shortest_path_routes.hpp"
 
 namespace cs = clustersim;
@@ -192,7 +193,7 @@ int cmd_check(const CommonOptions& o, bool schema) {
 }
 
 int cmd_run(const CommonOptions& o, std::optional<std::uint64_t> seed, const std::string& out_dir,
-            bool quiet) {
+            bool quiet, std::uint64_t trace_limit) {
     const cs::Scenario s = load(o, seed);
     cs::PreparedRun prepared = cs::prepare_run(s);
     const cs::RunEstimate& est = prepared.estimate;
@@ -210,8 +211,8 @@ int cmd_run(const CommonOptions& o, std::optional<std::uint64_t> seed, const std
                 out_dir, "cannot create the output folder (expected a writable path for --out)");
         // Every file the run will write must be writable as a file before it runs: never a
         // half-written output after a long simulation.
-        for (const char* name :
-             {"results.json", "messages.csv", "queues.csv", "links.csv", "nics.csv"}) {
+        for (const char* name : {"results.json", "messages.csv", "queues.csv", "links.csv",
+                                 "nics.csv", "trace.json"}) {
             const std::filesystem::path f = std::filesystem::path(out_dir) / name;
             if (std::filesystem::exists(f, ec) && !std::filesystem::is_regular_file(f, ec))
                 throw cs::InputError(f.string(),
@@ -233,6 +234,9 @@ int cmd_run(const CommonOptions& o, std::optional<std::uint64_t> seed, const std
         cs::write_file_atomically((dir / "nics.csv").string(),
                                   cs::nics_csv(f.fabric, f.simulated(), f.node_layout(), w, r,
                                                s.cluster.nics_per_node, s.cluster.gpus_per_node));
+        cs::write_stream_atomically((dir / "trace.json").string(), [&](std::ostream& out) {
+            (void)cs::write_trace(out, s, prepared, r, trace_limit);
+        });
         if (s.sim.sample_us > 0)
             cs::write_file_atomically((dir / "queues.csv").string(),
                                       cs::queues_csv(prepared.fabric.simulated().graph, r));
@@ -332,6 +336,10 @@ int main(int argc, char** argv) {
                              : std::string();
         });
     run->add_flag("--quiet", quiet, "no summary table or progress line");
+    std::uint64_t trace_limit = cs::kDefaultTraceLimit;
+    run->add_option("--trace-limit", trace_limit,
+                    "at most this many events in trace.json (messages are cut first)")
+        ->check(CLI::Range(std::uint64_t{100}, std::uint64_t{1} << 40));
     auto* topo =
         app.add_subcommand("topo", "inventory of the scenario's fabric, without simulating");
     add_common(topo, topo_o, true);
@@ -400,7 +408,7 @@ int main(int argc, char** argv) {
                                              "to 18446744073709551615)");
                 seed = v;
             }
-            return cmd_run(run_o, seed, out_dir, quiet);
+            return cmd_run(run_o, seed, out_dir, quiet, trace_limit);
         }
         if (topo->parsed()) return cmd_topo(topo_o);
         if (traffic->parsed()) return cmd_traffic(traffic_o);

@@ -11,6 +11,11 @@
 namespace clustersim {
 
 void write_file_atomically(const std::string& path, const std::string& content) {
+    write_stream_atomically(path, [&](std::ostream& out) { out << content; });
+}
+
+void write_stream_atomically(const std::string& path,
+                             const std::function<void(std::ostream&)>& write) {
     const std::filesystem::path target(path);
     std::string tmp_name =
         target.filename().string();  // built by append: GCC 12 misfires on "." + s
@@ -20,7 +25,7 @@ void write_file_atomically(const std::string& path, const std::string& content) 
     {
         std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
         if (!out) throw InputError(path, "cannot write it (expected a writable folder for --out)");
-        out << content;
+        write(out);
         out.flush();
         if (!out) {
             std::filesystem::remove(tmp);
