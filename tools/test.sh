@@ -8,7 +8,8 @@ tools/install_dependencies.sh
 jobs=$(nproc)
 
 echo "== release build (warnings are errors)"
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCLUSTERSIM_WERROR=ON -DCLUSTERSIM_TESTS=ON >/dev/null
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCLUSTERSIM_WERROR=ON -DCLUSTERSIM_TESTS=ON \
+  -DCLUSTERSIM_MPI=ON >/dev/null
 cmake --build build -j "$jobs"
 echo "== tests"
 ctest --test-dir build --output-on-failure -j "$jobs" -L unit

@@ -10,6 +10,7 @@
 #include "sim/input_error.hpp"
 #include "tools/clustersim/bench.hpp"
 #include "tools/clustersim/moe_report.hpp"
+#include "tools/clustersim/mpi_world.hpp"
 #include "tools/clustersim/output_files.hpp"
 #include "tools/clustersim/run_estimate.hpp"
 #include "tools/clustersim/run_files.hpp"
@@ -275,14 +276,17 @@ int cmd_run(const CommonOptions& o, std::optional<std::uint64_t> seed, const std
 }
 
 int cmd_sweep(const std::string& file, const std::vector<std::string>& grid, unsigned threads,
-              const std::string& out_dir, bool quiet) {
+              const std::string& out_dir, bool quiet, const cs::MpiSession& mpi) {
     const cs::SweepSpec spec = cs::load_sweep(file, grid);
     cs::SweepOptions options;
     options.threads = threads;
     options.out_dir = out_dir;
-    options.progress = !quiet;
+    options.rank = mpi.rank();
+    options.ranks = mpi.ranks();
+    options.gather = mpi.gather();
+    options.progress = !quiet && mpi.rank() == 0;
     const cs::SweepSummary summary = cs::run_sweep(spec, options);
-    if (!quiet) {
+    if (!quiet && mpi.rank() == 0) {
         std::cout << summary.csv;
         fmt::print(stderr, "sweep: {} points, {} failed, {} resumed{}\n", summary.points,
                    summary.failed, summary.resumed,
@@ -314,6 +318,7 @@ int cmd_bench(bool json) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    const cs::MpiSession mpi(argc, argv);  // a world of one unless started by mpirun or srun
     CLI::App app{"clustersim: packet-level network simulator for AI GPU clusters"};
     app.require_subcommand(1);
     CommonOptions run_o, topo_o, check_o, traffic_o;
@@ -421,7 +426,7 @@ int main(int argc, char** argv) {
         }
         if (bench->parsed()) return cmd_bench(bench_json);
         if (sweep->parsed())
-            return cmd_sweep(sweep_file, sweep_grid, sweep_threads, sweep_out, sweep_quiet);
+            return cmd_sweep(sweep_file, sweep_grid, sweep_threads, sweep_out, sweep_quiet, mpi);
     } catch (const cs::InputError& e) {
         fmt::print(stderr, "{}\n", e.formatted());
         return kExitBadInput;

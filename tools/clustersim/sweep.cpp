@@ -335,6 +335,8 @@ SweepSummary run_sweep(const SweepSpec& spec, const SweepOptions& options) {
     // Resume: a point whose record is there, for the same values and seeds, is done.
     std::vector<std::size_t> todo;
     for (std::size_t i = 0; i < points.size(); ++i) {
+        // Over MPI each rank takes every ranks-th point (and reports those it resumes).
+        if (i % options.ranks != options.rank) continue;
         if (!options.out_dir.empty() && fs::exists(record_file(i))) {
             try {
                 std::ifstream f(record_file(i));
@@ -390,6 +392,19 @@ SweepSummary run_sweep(const SweepSpec& spec, const SweepOptions& options) {
     for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
     worker();
     for (auto& t : pool) t.join();
+
+    if (options.ranks > 1) {
+        // Every rank sends the records of its points; rank 0 merges them and goes on alone.
+        Json mine = Json::array();
+        for (std::size_t i = options.rank; i < points.size(); i += options.ranks)
+            mine.push_back(records[i]);
+        const std::vector<std::string> all = options.gather(mine.dump());
+        if (options.rank != 0) return summary;
+        for (std::size_t r = 0; r < all.size(); ++r) {
+            const Json part = Json::parse(all[r]);
+            for (std::size_t k = 0; k < part.size(); ++k) records[r + k * options.ranks] = part[k];
+        }
+    }
 
     // Rows in point order, the Pareto front marked: no other completed point is at most as
     // expensive and at least as good, and better in one of the two.

@@ -4,6 +4,7 @@
 // objective. Points run on threads of one process (no global state); each finished point is
 // kept under OUT/points/ so that rerunning the same command resumes.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -36,10 +37,16 @@ struct SweepPoint {
 };
 std::vector<SweepPoint> sweep_points(const SweepSpec& spec);
 
+/// Gathers every rank's text at rank 0 (rank order); other ranks get an empty list.
+using GatherToRoot = std::function<std::vector<std::string>(const std::string&)>;
+
 struct SweepOptions {
     unsigned threads = 1;
     std::string out_dir;  // empty: nothing written, nothing resumed
     bool progress = true;
+    // Over MPI: this rank runs points i with i % ranks == rank; rank 0 gathers and writes.
+    std::size_t rank = 0, ranks = 1;
+    GatherToRoot gather;  // required when ranks > 1
 };
 
 struct SweepSummary {
