@@ -12,6 +12,7 @@
 #include "tools/clustersim/moe_report.hpp"
 #include "tools/clustersim/mpi_world.hpp"
 #include "tools/clustersim/output_files.hpp"
+#include "tools/clustersim/report_command.hpp"
 #include "tools/clustersim/run_estimate.hpp"
 #include "tools/clustersim/run_files.hpp"
 #include "tools/clustersim/run_pipeline.hpp"
@@ -295,6 +296,13 @@ int cmd_sweep(const std::string& file, const std::vector<std::string>& grid, uns
     return kExitOk;
 }
 
+int cmd_report(const std::string& dir, double slo_tpot_ms) {
+    cs::write_report(dir, slo_tpot_ms);
+    fmt::print(stderr, "clustersim: wrote {}\n",
+               (std::filesystem::path(dir) / "report.html").string());
+    return kExitOk;
+}
+
 int cmd_bench(bool json) {
     const cs::Json j = cs::run_benchmarks(cs::BenchOptions{});
     if (json) {
@@ -372,6 +380,15 @@ int main(int argc, char** argv) {
                              : std::string();
         });
     sweep->add_flag("--quiet", sweep_quiet, "no table and no progress bar");
+    std::string report_dir;
+    double slo_tpot_ms = 0;
+    auto* report = app.add_subcommand(
+        "report", "write report.html (plots, offline) from a run's or a sweep's --out folder");
+    report->add_option("out_dir", report_dir, "the --out folder of a run or a sweep")->required();
+    report->add_option("--slo-tpot-ms", slo_tpot_ms, "sweeps: the TPOT service-level line")
+        ->check(CLI::Range(0.0, 1e9));
+    bool run_report = false;
+    run->add_flag("--report", run_report, "also write report.html under --out");
     auto* bench = app.add_subcommand("bench", "measure event-queue and packet-forwarding speed");
     bench->add_flag("--json", bench_json, "print one JSON document on stdout");
 
@@ -383,7 +400,7 @@ int main(int argc, char** argv) {
         if (!known) {
             fmt::print(stderr,
                        "clustersim: unknown subcommand '{}' (expected run, topo, traffic, check, "
-                       "sweep or bench; see clustersim --help)\n",
+                       "sweep, report or bench; see clustersim --help)\n",
                        cs::InputError::printable(word, 80));
             return kExitBadInput;
         }
@@ -413,7 +430,11 @@ int main(int argc, char** argv) {
                                              "to 18446744073709551615)");
                 seed = v;
             }
-            return cmd_run(run_o, seed, out_dir, quiet, trace_limit);
+            if (run_report && out_dir.empty())
+                throw cs::InputError("--report", "needs --out (expected a folder to write into)");
+            const int rc = cmd_run(run_o, seed, out_dir, quiet, trace_limit);
+            if (run_report && rc != kExitBadInput) cs::write_report(out_dir, 0);
+            return rc;
         }
         if (topo->parsed()) return cmd_topo(topo_o);
         if (traffic->parsed()) return cmd_traffic(traffic_o);
@@ -425,6 +446,7 @@ int main(int argc, char** argv) {
             return cmd_check(check_o, schema);
         }
         if (bench->parsed()) return cmd_bench(bench_json);
+        if (report->parsed()) return cmd_report(report_dir, slo_tpot_ms);
         if (sweep->parsed())
             return cmd_sweep(sweep_file, sweep_grid, sweep_threads, sweep_out, sweep_quiet, mpi);
     } catch (const cs::InputError& e) {
