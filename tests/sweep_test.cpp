@@ -161,3 +161,18 @@ TEST_CASE("every shipped sweep file loads", "[sweep]") {
         CHECK(!spec.objective.empty());
     }
 }
+
+TEST_CASE("a sweep without a workload prices each fabric without simulating", "[sweep]") {
+    const SweepSummary s = sweep(
+        "base: {topology: {kind: ft2}}\ngrid:\n  topology.kind: [ft2, mpft, dragonfly]\n"
+        "objective: topology.cost_per_endpoint_usd\n",
+        "cost-only", 1);
+    REQUIRE(s.points == 3);
+    CHECK(s.failed == 0);
+    CHECK(s.json["goal"] == "min");
+    const Json& ft2 = s.json["points"][0]["metrics"];
+    // Quantum-2 FT2 at radix 64: 2,048 NICs at $4,390 each (ISCA '25 Table 3's price method).
+    CHECK(ft2["cost_per_endpoint_usd"]["mean"].get<double>() == Approx(4390));
+    CHECK(ft2["objective"]["mean"] == ft2["cost_per_endpoint_usd"]["mean"]);
+    CHECK_FALSE(ft2.contains("makespan_us"));
+}

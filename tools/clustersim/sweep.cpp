@@ -266,6 +266,24 @@ Json run_point(const SweepSpec& spec, const SweepPoint& point) {
                              ? load_scenario_text(spec.base_text, spec.file, point.sets)
                              : load_scenario(spec.base_file, point.sets);
             s.seed += k;
+            if (s.workload.kind.empty()) {
+                // A cost-only sweep (no workload): the inventory and its price, as `topo` gives.
+                Topology t;
+                try {
+                    t = build_topology(s, 0, true);
+                } catch (const KeyError& e) {
+                    throw s.error_for(e);
+                }
+                Json results;
+                results["status"] = "completed";
+                results["topology"] = inventory_json(s, t, topology_cost(s, t));
+                Json run;
+                run["seed"] = s.seed;
+                run["status"] = "completed";
+                run["metrics"] = metrics_of(s, results, spec.objective);
+                runs.push_back(run);
+                break;  // nothing random in a price
+            }
             const PreparedRun prepared = prepare_run(s);
             const RunOutcome o = execute_run(s, prepared, false);
             Json run;
