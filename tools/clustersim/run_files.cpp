@@ -6,6 +6,22 @@
 
 namespace clustersim {
 
+NicLoad nic_load(const Topology& fabric, const Topology& simulated, const SimulationResult& r) {
+    const auto fabric_ch = fabric.graph.channels();
+    const auto sim_ch = simulated.graph.channels();
+    const std::uint32_t nics = fabric.graph.endpoint_count();
+    NicLoad l{std::vector<std::uint64_t>(nics, 0), std::vector<std::uint64_t>(nics, 0),
+              std::vector<double>(nics, 0)};
+    for (std::uint32_t c = 0; c < fabric_ch.size(); ++c) {
+        const Channel& ch = fabric_ch[c];
+        if (ch.from.kind != NodeKind::Switch || ch.to.kind != NodeKind::Endpoint) continue;
+        l.received[ch.to.index] += r.channels[c].bytes;
+        l.sent[ch.to.index] += r.channels[sim_ch[c].reverse].bytes;
+        l.rate_bps[ch.to.index] += static_cast<double>(ch.rate.bps());
+    }
+    return l;
+}
+
 std::string node_tier(const Topology& fabric, const Topology& simulated, const NodeLayout* layout,
                       NodeRef n) {
     if (n.kind == NodeKind::Endpoint) return layout ? "gpu" : "nic";
@@ -51,20 +67,12 @@ std::string nics_csv(const Topology& fabric, const Topology& simulated, const No
                      const Workload& w, const SimulationResult& r, std::uint32_t nics_per_node,
                      std::uint32_t gpus_per_node) {
     std::string out = "kind,index,node,bytes_sent,bytes_received,busy_us\n";
-    // NICs: wire bytes on the fabric channels to and from each NIC (fabric switches keep their
-    // channel indices in the expanded graph).
-    const auto fabric_ch = fabric.graph.channels();
     const auto sim_ch = simulated.graph.channels();
     const std::uint32_t nics = fabric.graph.endpoint_count();
-    std::vector<std::uint64_t> sent(nics, 0), received(nics, 0);
-    std::vector<double> rate_bps(nics, 0);
-    for (std::uint32_t c = 0; c < fabric_ch.size(); ++c) {
-        const Channel& ch = fabric_ch[c];
-        if (ch.from.kind != NodeKind::Switch || ch.to.kind != NodeKind::Endpoint) continue;
-        received[ch.to.index] += r.channels[c].bytes;
-        sent[ch.to.index] += r.channels[sim_ch[c].reverse].bytes;
-        rate_bps[ch.to.index] += static_cast<double>(ch.rate.bps());
-    }
+    const NicLoad load = nic_load(fabric, simulated, r);
+    const auto& sent = load.sent;
+    const auto& received = load.received;
+    const auto& rate_bps = load.rate_bps;
     const std::uint32_t per_node = std::max<std::uint32_t>(1, nics_per_node);
     for (std::uint32_t n = 0; n < nics; ++n) {
         const double busy = rate_bps[n] > 0 ? static_cast<double>(std::max(sent[n], received[n])) *

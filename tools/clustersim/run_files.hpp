@@ -1,7 +1,9 @@
 #pragma once
 // The per-run CSV files beside results.json under --out: links.csv (every channel, what it
 // carried and suffered) and nics.csv (per NIC and per GPU load).
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "models/node_layout.hpp"
 #include "models/workload.hpp"
@@ -9,6 +11,14 @@
 #include "topologies/topology.hpp"
 
 namespace clustersim {
+
+/// Per NIC: wire bytes on the fabric channels to it (received) and from it (sent), and the
+/// rate of all its ports. Fabric switches keep their channel indices in the expanded graph.
+struct NicLoad {
+    std::vector<std::uint64_t> sent, received;
+    std::vector<double> rate_bps;
+};
+NicLoad nic_load(const Topology& fabric, const Topology& simulated, const SimulationResult& r);
 
 /// The tier name of a channel's end: an inventory tier (leaf, spine, ...) for fabric
 /// switches, nic / gpu-hub / nvswitch inside nodes, nic or gpu for endpoints.

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "sim/percentiles.hpp"
+#include "tools/clustersim/run_files.hpp"
 #include "tools/clustersim/scenario_build.hpp"
 
 namespace clustersim {
@@ -100,20 +101,11 @@ Json inventory_json(const Scenario& s, const Topology& t, const CostBreakdown& c
 
 Json load_json(const Scenario& s, const Topology& t, const Topology& simulated,
                const SimulationResult& r) {
-    // Per NIC: bytes on the fabric switch's channel down to it (received) and on the reverse
-    // channel (sent). Fabric switches keep their channel indices in the expanded graph.
-    const auto fabric_ch = t.graph.channels();
-    const auto sim_ch = simulated.graph.channels();
     const std::uint32_t nics = t.graph.endpoint_count();
-    std::vector<std::uint64_t> sent(nics, 0), received(nics, 0);
-    std::vector<double> rate_bps(nics, 0);
-    for (std::uint32_t c = 0; c < fabric_ch.size(); ++c) {
-        const Channel& ch = fabric_ch[c];
-        if (ch.from.kind != NodeKind::Switch || ch.to.kind != NodeKind::Endpoint) continue;
-        received[ch.to.index] += r.channels[c].bytes;
-        sent[ch.to.index] += r.channels[sim_ch[c].reverse].bytes;
-        rate_bps[ch.to.index] += static_cast<double>(ch.rate.bps());
-    }
+    const NicLoad load = nic_load(t, simulated, r);
+    const auto& sent = load.sent;
+    const auto& received = load.received;
+    const auto& rate_bps = load.rate_bps;
     const std::uint32_t per_node = std::max<std::uint32_t>(1, s.cluster.nics_per_node);
     std::vector<std::uint64_t> node((nics + per_node - 1) / per_node, 0);
     std::uint64_t total = 0, hot = 0;
