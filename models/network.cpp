@@ -187,6 +187,23 @@ void Network::make_eligible(std::uint32_t m) {
 void Network::sample() {
     // Nothing else pending: the run is over (or stalled); sampling must not keep it alive.
     if (sim_.pending() == 0) return;
+    // The fabric's links over the period just ended: one figure a sample.
+    std::uint64_t bytes = 0;
+    double capacity_bps = 0;
+    const auto links = fabric_.links();
+    const auto channels = graph_.channels();
+    for (std::uint32_t c = 0; c < links.size(); ++c)
+        if (links[c].fabric_hop) {
+            bytes += links[c].bytes_carried;
+            capacity_bps += static_cast<double>(channels[c].rate.bps());
+        }
+    const double period_s = (sim_.now() - last_sample_).seconds();
+    if (period_s > 0 && capacity_bps > 0 && utilisation_.size() < params_.sample_rows)
+        utilisation_.push_back(UtilisationSample{
+            sim_.now(),
+            static_cast<double>(bytes - last_fabric_bytes_) * 8 / (capacity_bps * period_s)});
+    last_sample_ = sim_.now();
+    last_fabric_bytes_ = bytes;
     const auto ports = fabric_.ports();
     for (std::uint32_t c = 0; c < ports.size(); ++c) {
         if (ports[c].queued_bytes == 0 && !ports[c].paused && ports[c].drops == 0 &&

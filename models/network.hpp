@@ -32,6 +32,12 @@ struct QueueSample {
     std::uint64_t drops = 0, ecn_marks = 0;  // so far at this port
 };
 
+/// The switch-to-switch links' utilisation over one sampling period (sim.sample_us).
+struct UtilisationSample {
+    Time at;
+    double fabric_utilisation = 0;  // bytes carried / capacity over the period just ended
+};
+
 struct NetworkCounters {
     std::uint64_t payload_sent = 0;       // message bytes put on the wire by senders
     std::uint64_t payload_delivered = 0;  // message bytes that reached their destination
@@ -65,6 +71,7 @@ class Network {
     }
     std::span<const QueueSample> queue_samples() const { return samples_; }
     bool samples_truncated() const { return samples_truncated_; }
+    std::span<const UtilisationSample> utilisation_samples() const { return utilisation_; }
     void handle(const Event& e);
 
     bool all_finished() const {
@@ -104,6 +111,9 @@ class Network {
     bool reliable_ = false;  // ACKs, NACKs and retransmission timers run
     bool paced_ = false;     // congestion control paces the senders
     std::vector<QueueSample> samples_;
+    std::vector<UtilisationSample> utilisation_;
+    Time last_sample_;
+    std::uint64_t last_fabric_bytes_ = 0;
     std::vector<std::uint8_t> int_egress_;  // per channel: stamps HPCC hop records
     bool samples_truncated_ = false;
     void sample();

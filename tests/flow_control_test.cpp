@@ -91,6 +91,30 @@ TEST_CASE("queue sampling records the congested ports over time and never keeps 
     CHECK(deepest > 1'000'000);  // the incast's last hop
     CHECK(paused);
     CHECK(last <= r.result.end_time);
+    // The switch-to-switch links' utilisation, one figure per period: a fraction, and the
+    // incast's senders on other leaves keep the spine links busy at times.
+    REQUIRE(!r.result.utilisation_samples.empty());
+    double busiest = 0;
+    for (const UtilisationSample& u : r.result.utilisation_samples) {
+        CHECK(u.fabric_utilisation >= 0);
+        CHECK(u.fabric_utilisation <= 1.0 + 1e-9);
+        busiest = std::max(busiest, u.fabric_utilisation);
+    }
+    CHECK(busiest > 0.01);
+    // And they account for the bytes: utilisation x capacity x period, summed, is what the
+    // switch-to-switch links carried up to the last sample (at most one period short).
+    double capacity_bps = 0, carried = 0;
+    const auto channels = r.fabric.simulated().graph.channels();
+    for (std::uint32_t c = 0; c < channels.size(); ++c)
+        if (channels[c].from.kind == NodeKind::Switch && channels[c].to.kind == NodeKind::Switch) {
+            capacity_bps += static_cast<double>(channels[c].rate.bps());
+            carried += static_cast<double>(r.result.channels[c].bytes);
+        }
+    double accounted = 0;
+    for (const UtilisationSample& u : r.result.utilisation_samples)
+        accounted += u.fabric_utilisation * capacity_bps * 5e-6 / 8;
+    CHECK(accounted <= carried * (1 + 1e-9));
+    CHECK(accounted >= carried - capacity_bps * 5e-6 / 8);
     // Drops and ECN marks so far ride along: a lossy run's bottleneck shows its drops, and
     // they only grow.
     const Run lossy =

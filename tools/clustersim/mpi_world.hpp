@@ -21,7 +21,7 @@ class MpiSession {
     GatherToRoot gather() const;
 
   private:
-    bool active_ = false;
+    [[maybe_unused]] bool active_ = false;  // MPI initialised here (MPI builds only)
     std::size_t rank_ = 0, ranks_ = 1;
 };
 

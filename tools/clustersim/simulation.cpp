@@ -54,6 +54,8 @@ SimulationResult simulate(const Topology& topology, const ForwardingTables& rout
     r.counters = net.counters();
     r.queue_samples.assign(net.queue_samples().begin(), net.queue_samples().end());
     r.samples_truncated = net.samples_truncated();
+    r.utilisation_samples.assign(net.utilisation_samples().begin(),
+                                 net.utilisation_samples().end());
     r.messages.assign(net.messages().begin(), net.messages().end());
     r.computes.assign(net.computes().begin(), net.computes().end());
     if (net.all_finished())

@@ -42,6 +42,10 @@ class TraceWriter {
         event(fmt::format(R"({{"ph":"C","pid":{},"name":"{}","ts":{:.6f},"args":{{"bytes":{}}}}})",
                           pid, name, at.us(), value));
     }
+    void percent(int pid, const char* name, Time at, double value) {
+        event(fmt::format(R"({{"ph":"C","pid":{},"name":"{}","ts":{:.6f},"args":{{"%":{:.3f}}}}})",
+                          pid, name, at.us(), 100 * value));
+    }
     void process_name(int pid, const std::string& name) {
         meta(fmt::format(R"({{"ph":"M","pid":{},"name":"process_name","args":{{"name":"{}"}}}})",
                          pid, name));
@@ -136,8 +140,9 @@ std::uint64_t write_trace(std::ostream& out, const Scenario& s, const PreparedRu
         t.complete(kGpuPid, w.computes[c].gpu, "compute", "compute", st.started, st.finished);
     }
     // The fabric's queued bytes over time (sim.sample_us).
+    if (!r.queue_samples.empty() || !r.utilisation_samples.empty())
+        t.process_name(kQueuePid, "fabric");
     if (!r.queue_samples.empty()) {
-        t.process_name(kQueuePid, "queues");
         Time at = r.queue_samples.front().at;
         std::uint64_t total = 0;
         for (const QueueSample& q : r.queue_samples) {
@@ -150,6 +155,8 @@ std::uint64_t write_trace(std::ostream& out, const Scenario& s, const PreparedRu
         }
         t.counter(kQueuePid, "queued bytes", at, total);
     }
+    for (const UtilisationSample& u : r.utilisation_samples)
+        t.percent(kQueuePid, "switch-to-switch link utilisation", u.at, u.fabric_utilisation);
     // Messages last, as async slices per sender: what the limit cuts first.
     t.process_name(kMessagePid, "messages by sender");
     for (std::size_t m = 0; m < w.messages.size() && !t.full(); ++m) {

@@ -3,8 +3,9 @@
 // (ui.perfetto.dev) and chrome://tracing open. Tracks: each MoE all-to-all as one span (its
 // first byte sent to its last byte received, what dispatch_us and combine_us average); per GPU
 // its compute tasks and, as async slices, its part of each all-to-all; per sending endpoint its
-// messages; the fabric's queued bytes over time when sim.sample_us is set. Written as a
-// stream, at most `limit` events (messages go last and are the ones cut).
+// messages; the fabric's queued bytes and switch-to-switch link utilisation over time when
+// sim.sample_us is set. Written as a stream, at most `limit` events (messages go last and are
+// the ones cut).
 #include <cstdint>
 #include <ostream>
 
