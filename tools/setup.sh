@@ -7,7 +7,8 @@ cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCLUSTERSIM_TESTS=OFF >
 cmake --build build --target clustersim
 main_scenario=scenarios/deepseek-v3-decode.yaml   # DeepSeek-V3 decode, EP144 on an MPFT of H800 nodes
 echo
-echo "== build/clustersim run $main_scenario --out out/main"
-build/clustersim run "$main_scenario" --out out/main
+echo "== build/clustersim run $main_scenario --out out/main --report"
+build/clustersim run "$main_scenario" --out out/main --report
 echo
-echo "results: out/main/results.json and out/main/messages.csv"
+echo "results: out/main/results.json, messages.csv, links.csv, nics.csv, trace.json (open it in"
+echo "ui.perfetto.dev) and report.html (plots, opens offline)"
