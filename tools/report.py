@@ -162,7 +162,8 @@ def page(title, body):
              "table.summary th{text-align:left;padding-right:1em;font-weight:normal;color:#555}"
              "figure.plot{margin:1.5em 0} figure.plot svg{max-width:100%;height:auto}"
              "table.rows{border-collapse:collapse;font-size:12px}"
-             "table.rows td,table.rows th{border:1px solid #ccc;padding:2px 6px}")
+             "table.rows td,table.rows th{border:1px solid #ccc;padding:2px 6px}"
+             "div.wide{overflow-x:auto}")
     return ("<!DOCTYPE html><html><head><meta charset=\"utf-8\">"
             "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
             "style-src 'unsafe-inline'; img-src data:\">"
@@ -187,7 +188,7 @@ def main():
         table = "<table class=\"rows\"><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in header) + "</tr>"
         for r in rows:
             table += "<tr>" + "".join(f"<td>{html.escape(r[h] or '')}</td>" for h in header) + "</tr>"
-        body.append(table + "</table>")
+        body.append('<div class="wide">' + table + "</table></div>")
         title = f"clustersim sweep: {os.path.basename(results.get('sweep', ''))}"
     else:
         body = [summary_table(results),
