@@ -141,3 +141,38 @@ TEST_CASE("queue sampling records the congested ports over time and never keeps 
                                {Override{"sim.sample_us", "5"}});
     CHECK(stuck.result.status == SimulationResult::Status::Stalled);
 }
+
+TEST_CASE("ECN marks a packet as it leaves the queue, on the bytes behind it",
+          "[flow-control][cc]") {
+    // As the HPCC authors' ns-3 switch marks (SwitchNotifyDequeue): the first packets out of a
+    // long queue leave 400 KB or more behind them and are marked; the last leave less than Kmin
+    // behind and are not -- even though they joined the queue when it was at its longest.
+    const TestFabric f(small_ft2(4, 8));
+    Simulator sim;
+    NetworkParams p = ib_params();
+    p.congestion_control = CongestionControl::Dcqcn;  // turns ECN marking on
+    Fabric fabric(sim, f.topology.graph, p, nullptr);
+    const std::uint32_t port = 0;  // any egress port
+    const std::uint32_t wire = p.mtu_bytes + p.header_bytes;
+    const std::uint32_t packets = 200;  // 824 KB, twice Kmax
+    for (std::uint32_t i = 0; i < packets; ++i) {
+        Packet pk;
+        pk.message = 0;
+        pk.sequence = i;
+        pk.payload_bytes = p.mtu_bytes;
+        pk.flags = Packet::kEcnCapable;
+        REQUIRE(fabric.enqueue(port, pk));
+    }
+    std::vector<bool> marked;
+    for (std::uint32_t i = 0; i < packets; ++i)
+        marked.push_back(fabric.pop_queued(port, 0, wire).flags & Packet::kCongestionExperienced);
+    const std::uint32_t above_kmax = static_cast<std::uint32_t>(p.ecn_kmax_bytes / wire);
+    const std::uint32_t below_kmin = static_cast<std::uint32_t>(p.ecn_kmin_bytes / wire);
+    for (std::uint32_t i = 0; i < packets; ++i) {
+        const std::uint32_t behind = packets - 1 - i;  // packets still queued when i leaves
+        INFO("packet " << i << ", " << behind << " behind it");
+        if (behind > above_kmax) CHECK(marked[i]);
+        if (behind < below_kmin) CHECK_FALSE(marked[i]);
+    }
+    CHECK(fabric.counters().ecn_marks > 0);
+}
