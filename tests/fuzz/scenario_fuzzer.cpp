@@ -23,7 +23,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         if (!moe) (void)clustersim::validate_workload(s);
         if (s.workload.kind == "trace") return 0;
         const clustersim::FabricPlan plan =
-            clustersim::plan_fabric(s, moe ? s.workload.ep_size * s.workload.ep_groups : 0);
+            clustersim::plan_fabric(s, clustersim::workload_gpus(s, {}));
         if (moe) return 0;
         std::uint64_t packets = 0;
         const clustersim::WorkloadSize w =

@@ -138,8 +138,7 @@ int cmd_check(const CommonOptions& o, bool schema) {
                    t.inventory.endpoints);
         return kExitOk;
     }
-    const cs::FabricPlan plan =
-        cs::plan_fabric(s, moe ? s.workload.ep_size * s.workload.ep_groups : trace.nodes);
+    const cs::FabricPlan plan = cs::plan_fabric(s, cs::workload_gpus(s, trace));
     const std::uint64_t endpoints = plan.endpoints;
     std::uint64_t packets = 0;
     cs::WorkloadSize size;

@@ -10,7 +10,7 @@ PreparedRun prepare_run(const Scenario& s) {
     if (s.workload.kind != "moe") (void)validate_workload(s);
     TraceInput trace = load_trace(s);
     const bool moe = s.workload.kind == "moe";
-    const std::uint32_t trace_gpus = moe ? s.workload.ep_size * s.workload.ep_groups : trace.nodes;
+    const std::uint32_t trace_gpus = workload_gpus(s, trace);
     // What the run will cost, from formulas (and the MoE step or trace, built first: they are
     // small next to a fabric), before the fabric is built.
     const FabricPlan plan = plan_fabric(s, trace_gpus);

@@ -41,6 +41,12 @@ struct SimulatedFabric {
     std::uint32_t endpoints() const { return simulated().graph.endpoint_count(); }
 };
 NodeSpec node_spec(const Scenario& s);
+/// The GPUs the workload needs when topology.endpoints is not set: a MoE step's EP groups, a
+/// trace's nodes, else 0 (the topology's maximum).
+inline std::uint32_t workload_gpus(const Scenario& s, const TraceInput& trace) {
+    return s.workload.kind == "moe" ? s.workload.ep_size * s.workload.ep_groups : trace.nodes;
+}
+
 /// What build_simulated_fabric would build, counted from formulas after all its checks.
 struct FabricPlan {
     Topology fabric;  // counts only: inventory, planes and lanes, no graph
