@@ -36,7 +36,8 @@ const std::string kGood =
 
 }  // namespace
 
-TEST_CASE("a missing scenario file, or a folder given as one, is bad input", "[cli][input]") {
+TEST_CASE("a missing scenario file, or a folder given as one, is bad input",
+          "[cli][input][system]") {
     expect_bad_input({"", "", "FILE", "cannot open"}, "missing");
     const auto dir = temp_dir("bad-folder");
     const auto r = run_cli("run " + dir.string() + " --out " + (dir / "out").string());
@@ -45,26 +46,26 @@ TEST_CASE("a missing scenario file, or a folder given as one, is bad input", "[c
     CHECK_FALSE(std::filesystem::exists(dir / "out" / "results.json"));
 }
 
-TEST_CASE("a YAML syntax error names file, line and column", "[cli][input]") {
+TEST_CASE("a YAML syntax error names file, line and column", "[cli][input][system]") {
     expect_bad_input(
         {"topology:\n  kind: ft2\n  endpoints: [1, 2\n", "", "s.yaml:4:1", "YAML syntax error"},
         "syntax");
 }
 
-TEST_CASE("an unknown key names its path and the keys that exist", "[cli][input]") {
+TEST_CASE("an unknown key names its path and the keys that exist", "[cli][input][system]") {
     expect_bad_input(
         {kGood + "network:\n  link_rate_gpbs: 100\n", "", "s.yaml:4:3: network.link_rate_gpbs",
          "unknown key (expected one of: link_rate_gbps"},
         "unknown-key");
 }
 
-TEST_CASE("a value of the wrong type names the key and the expected type", "[cli][input]") {
+TEST_CASE("a value of the wrong type names the key and the expected type", "[cli][input][system]") {
     expect_bad_input({kGood + "network:\n  mtu_bytes: large\n", "",
                       "s.yaml:4:14: network.mtu_bytes", "'large' is not an integer"},
                      "type");
 }
 
-TEST_CASE("an out-of-range value names the range", "[cli][input]") {
+TEST_CASE("an out-of-range value names the range", "[cli][input][system]") {
     expect_bad_input({"topology:\n  kind: ft2\n  oversubscription: 0.5\n"
                       "workload: {kind: alltoall, message_bytes: 4096}\n",
                       "", "s.yaml:3:21: topology.oversubscription", "out of range (expected 1 to"},
@@ -77,13 +78,13 @@ TEST_CASE("an out-of-range value names the range", "[cli][input]") {
                      "node-buffer");
 }
 
-TEST_CASE("an unknown --set path is bad input", "[cli][input]") {
+TEST_CASE("an unknown --set path is bad input", "[cli][input][system]") {
     expect_bad_input({kGood, "--set network.colour=blue", "--set: network.colour", "unknown key"},
                      "set-path");
     expect_bad_input({kGood, "--set network.mtu_bytes", "--set", "PATH=VALUE"}, "set-form");
 }
 
-TEST_CASE("an unknown value and a reserved feature are bad input", "[cli][input]") {
+TEST_CASE("an unknown value and a reserved feature are bad input", "[cli][input][system]") {
     expect_bad_input({kGood + "network:\n  routing: magic\n", "", "s.yaml:4:12: network.routing",
                       "unknown value 'magic'"},
                      "enum");
@@ -93,7 +94,7 @@ TEST_CASE("an unknown value and a reserved feature are bad input", "[cli][input]
 }
 
 TEST_CASE("a malformed connection-matrix line names the trace file, line and column",
-          "[cli][input][trace]") {
+          "[cli][input][trace][system]") {
     const auto dir = temp_dir("bad-cm-file");
     write_text(dir / "bad.cm", "Nodes 8\nConnections 1\n0->1 start 0 size 10 bogus\n");
     expect_bad_input({"topology: {kind: ft2, switch_radix: 8}\nworkload: {kind: trace, file: " +
@@ -106,14 +107,14 @@ TEST_CASE("a malformed connection-matrix line names the trace file, line and col
         "cm-missing");
 }
 
-TEST_CASE("a bad command-line option is bad input", "[cli][input]") {
+TEST_CASE("a bad command-line option is bad input", "[cli][input][system]") {
     const auto r = run_cli("run --no-such-option x.yaml");
     CHECK(r.exit_code == 2);
     const auto r2 = run_cli("frobnicate");
     CHECK(r2.exit_code == 2);
 }
 
-TEST_CASE("a key given twice in one map is an error naming both lines", "[cli][input]") {
+TEST_CASE("a key given twice in one map is an error naming both lines", "[cli][input][system]") {
     expect_bad_input({"topology: {kind: ft2, switch_radix: 8}\ntopology: {endpoints: 16}\n"
                       "workload: {kind: alltoall, message_bytes: 4096}\n",
                       "", "s.yaml:2:1: topology", "duplicate key, first given on line 1"},
@@ -125,7 +126,7 @@ TEST_CASE("a key given twice in one map is an error naming both lines", "[cli][i
 }
 
 TEST_CASE("keys and values with newlines or binary bytes are echoed escaped on one line",
-          "[cli][input]") {
+          "[cli][input][system]") {
     expect_bad_input({kGood + "\"bad\\nkey\\u0001\": 1\n", "", "bad\\nkey\\x01", "unknown key"},
                      "escaped");
     const std::string long_value(100000, 'x');
@@ -137,7 +138,7 @@ TEST_CASE("keys and values with newlines or binary bytes are echoed escaped on o
 TEST_CASE(
     "an unknown subcommand, an empty --out and an output path that is a folder are bad "
     "input",
-    "[cli][input]") {
+    "[cli][input][system]") {
     const auto r = run_cli("frob");
     CHECK(r.exit_code == 2);
     CHECK(r.err.find("unknown subcommand 'frob'") != std::string::npos);
@@ -162,7 +163,7 @@ TEST_CASE(
 TEST_CASE(
     "the CSV and .cm readers refuse the same things: empty messages, messages to "
     "oneself, repeated ids",
-    "[cli][input][trace]") {
+    "[cli][input][trace][system]") {
     const auto dir = temp_dir("reader-agreement");
     auto scenario = [&](const std::string& file) {
         return "topology: {kind: ft2, switch_radix: 8}\ncluster: {node: none}\n"
@@ -184,7 +185,8 @@ TEST_CASE(
     expect_bad_input({scenario("dup.cm"), "", "dup.cm:4:9", "first on line 3"}, "cm-dup");
 }
 
-TEST_CASE("devices, pipes and oversized files are refused before they are read", "[cli][input]") {
+TEST_CASE("devices, pipes and oversized files are refused before they are read",
+          "[cli][input][system]") {
     const auto r = run_cli("check /dev/zero");
     CHECK(r.exit_code == 2);
     CHECK(r.err.find("/dev/zero: is a device, pipe or socket") != std::string::npos);
@@ -211,7 +213,7 @@ TEST_CASE("devices, pipes and oversized files are refused before they are read",
 TEST_CASE(
     "run refuses a scenario without a workload, and an all-to-all too large to index, "
     "with one line",
-    "[cli][input]") {
+    "[cli][input][system]") {
     expect_bad_input({"topology: {kind: ft2, switch_radix: 8}\n", "", "workload.kind",
                       "missing (expected one of"},
                      "no-workload");
@@ -222,7 +224,7 @@ TEST_CASE(
 }
 
 TEST_CASE("a conflict between keys blames the one the user changed, on the command line first",
-          "[cli][input]") {
+          "[cli][input][system]") {
     expect_bad_input({kGood, "--set topology.switch_radix=3", "--set: topology.switch_radix",
                       "does not split radix 3"},
                      "blame-radix");
@@ -240,9 +242,9 @@ TEST_CASE("a conflict between keys blames the one the user changed, on the comma
 }
 
 TEST_CASE(
-    "an unreadable input file is blamed on the key that names it; a .cm without Nodes "
+    "an unreadable input file is blamed on the key that names it -- a .cm without Nodes "
     "points at its first line",
-    "[cli][input][trace]") {
+    "[cli][input][trace][system]") {
     expect_bad_input({"topology: {kind: ft2, switch_radix: 8}\n"
                       "workload: {kind: trace, file: nowhere.cm}\n",
                       "", "s.yaml:2:31: workload.file", "cannot open"},
@@ -256,7 +258,7 @@ TEST_CASE(
 }
 
 TEST_CASE("a missing key is blamed on its parent map, or on the file's first line",
-          "[cli][input]") {
+          "[cli][input][system]") {
     expect_bad_input({"topology: {kind: ft2, switch_radix: 8}\nworkload: {kind: alltoall}\n", "",
                       "s.yaml:2:1: workload.message_bytes", "missing"},
                      "missing-in-map");
@@ -266,7 +268,7 @@ TEST_CASE("a missing key is blamed on its parent map, or on the file's first lin
 }
 
 TEST_CASE("a message of more than 2^32 packets is a located input error, not an internal one",
-          "[cli][input]") {
+          "[cli][input][system]") {
     // Reproduced: message_bytes 1e15 at a 4 KiB MTU ended in "internal error", exit 1.
     expect_bad_input({"topology: {kind: ft2, switch_radix: 8}\ncluster: {node: none}\n"
                       "workload: {kind: permutation, message_bytes: 1e15}\n",

@@ -26,7 +26,7 @@ Json without_wall_clock(Json j) {
 }  // namespace
 
 TEST_CASE("topo on an FT2 of 64-port switches reports 2,048 endpoints, 96 switches, 2,048 links",
-          "[cli]") {
+          "[cli][system]") {
     const auto dir = temp_dir("topo");
     write_text(dir / "ft2.yaml", "topology: {kind: ft2}\n");
     const auto r = run_cli("topo " + (dir / "ft2.yaml").string() + " --json");
@@ -41,7 +41,7 @@ TEST_CASE("topo on an FT2 of 64-port switches reports 2,048 endpoints, 96 switch
 }
 
 TEST_CASE("same scenario and seed give identical results.json apart from wall-clock fields",
-          "[cli][determinism]") {
+          "[cli][determinism][system]") {
     const auto a = temp_dir("det-a"), b = temp_dir("det-b");
     const std::string scen = source_path("scenarios/ft2-alltoall.yaml");
     const std::string opts =
@@ -58,7 +58,7 @@ TEST_CASE("same scenario and seed give identical results.json apart from wall-cl
     CHECK(read(a / "messages.csv") != read(c / "messages.csv"));
 }
 
-TEST_CASE("run --json prints the contract's keys and one JSON document", "[cli]") {
+TEST_CASE("run --json prints the contract's keys and one JSON document", "[cli][system]") {
     const auto r = run_cli("run " + source_path("scenarios/ft2-incast.yaml") +
                            " --set workload.message_bytes=256KiB --json");
     REQUIRE(r.exit_code == 0);
@@ -77,7 +77,7 @@ TEST_CASE("run --json prints the contract's keys and one JSON document", "[cli]"
 
 TEST_CASE(
     "a 128-host permutation from a connection matrix reports every completion in messages.csv",
-    "[cli][trace]") {
+    "[cli][trace][system]") {
     const auto dir = temp_dir("trace");
     const auto r = run_cli("run " + source_path("scenarios/ft2-trace-permutation.yaml") +
                            " --quiet --out " + dir.string());
@@ -99,7 +99,8 @@ TEST_CASE(
     CHECK(rows == 128);
 }
 
-TEST_CASE("a run that reaches sim.max_time_us exits 3 and names the unfinished messages", "[cli]") {
+TEST_CASE("a run that reaches sim.max_time_us exits 3 and names the unfinished messages",
+          "[cli][system]") {
     const auto dir = temp_dir("limit");
     const auto r = run_cli("run " + source_path("scenarios/ft2-incast.yaml") +
                            " --set sim.max_time_us=10 --quiet --out " + dir.string());
@@ -116,9 +117,9 @@ TEST_CASE("a run that reaches sim.max_time_us exits 3 and names the unfinished m
 }
 
 TEST_CASE(
-    "lossy tail drop is recovered by retransmission; a connection that keeps timing out "
+    "lossy tail drop is recovered by retransmission -- a connection that keeps timing out "
     "fails and the run ends stalled with exit 3",
-    "[cli]") {
+    "[cli][system]") {
     const std::string lossy =
         " --set network.flow_control=lossy "
         "--set network.port_buffer_bytes=65536 --set workload.message_bytes=256KiB";
@@ -141,7 +142,7 @@ TEST_CASE(
 
 // Every folder of scenarios (table3/, moe/ too; sweeps/ holds sweep files, loaded by the sweep
 // tests); check builds nothing, so this is fast, and says in under a second what each costs.
-TEST_CASE("every shipped scenario passes check", "[cli][scenarios]") {
+TEST_CASE("every shipped scenario passes check", "[cli][scenarios][system]") {
     for (const auto& entry :
          std::filesystem::recursive_directory_iterator(source_path("scenarios"))) {
         if (entry.path().extension() != ".yaml") continue;
@@ -152,7 +153,8 @@ TEST_CASE("every shipped scenario passes check", "[cli][scenarios]") {
     }
 }
 
-TEST_CASE("integers stay exact 64-bit integers from --set to results.json", "[cli][values]") {
+TEST_CASE("integers stay exact 64-bit integers from --set to results.json",
+          "[cli][values][system]") {
     const auto dir = temp_dir("exact-int");
     write_text(dir / "s.yaml",
                "cluster: {node: none}\ntopology: {kind: ft2, switch_radix: 4, endpoints: 2}\n"
@@ -175,7 +177,7 @@ TEST_CASE("integers stay exact 64-bit integers from --set to results.json", "[cl
     CHECK(Json::parse(r.out)["messages"]["bytes"].get<std::uint64_t>() == 2 * 10000);
 }
 
-TEST_CASE("check --schema lists every entry of every registry", "[cli][registry]") {
+TEST_CASE("check --schema lists every entry of every registry", "[cli][registry][system]") {
     const auto r = run_cli("check --schema");
     REQUIRE(r.exit_code == 0);
     for (const char* name : {"ft2", "ft3", "mpft", "mrft", "dual-plane", "shuffle", "slimfly",
@@ -184,7 +186,7 @@ TEST_CASE("check --schema lists every entry of every registry", "[cli][registry]
 }
 
 TEST_CASE("the seed option takes 0 to 2^64 - 1 exactly, and anything else is bad input",
-          "[cli][values]") {
+          "[cli][values][system]") {
     const auto dir = temp_dir("seed-option");
     write_text(dir / "s.yaml",
                "cluster: {node: none}\ntopology: {kind: ft2, switch_radix: 4, endpoints: 2}\n"
@@ -203,9 +205,9 @@ TEST_CASE("the seed option takes 0 to 2^64 - 1 exactly, and anything else is bad
 }
 
 TEST_CASE(
-    "check shows a run's packet and event estimate; sim.max_events refuses a run that "
+    "check shows a run's packet and event estimate -- sim.max_events refuses a run that "
     "needs more, and stops one that goes past it with exit 3",
-    "[cli][limits]") {
+    "[cli][limits][system]") {
     const auto c = run_cli("check " + source_path("scenarios/ft2-alltoall.yaml"));
     CHECK(c.exit_code == 0);
     CHECK(c.out.find("about 258048 packets") != std::string::npos);

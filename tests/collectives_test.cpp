@@ -59,7 +59,7 @@ TEST_CASE("a double binary tree puts every rank's interior work in one tree only
 }
 
 TEST_CASE("collective busbw follows nccl-tests: all-reduce 2(n-1)/n, the others (n-1)/n",
-          "[collective][report]") {
+          "[collective][report][system]") {
     for (const char* kind : {"allreduce", "allgather", "reducescatter"}) {
         const Json j = run_collective(kind, "1MiB");
         const double algbw = j["bandwidth"]["algbw_GBps"].get<double>();

@@ -128,7 +128,7 @@ TEST_CASE("a trigger chain runs in order: each message starts when the previous 
     for (std::size_t i = 1; i < m.size(); ++i) CHECK(m[i].started > m[i - 1].started);
 }
 
-TEST_CASE("message CSV: rows become messages; out-of-range values are input errors with a column",
+TEST_CASE("message CSV: rows become messages -- out-of-range values are input errors with a column",
           "[trace]") {
     std::istringstream ok("src,dst,bytes,start_us,id\n0,3,4096,1.5,7\n2,1,10,0,8\n");
     const MessageList list = read_message_csv(ok, "m.csv");

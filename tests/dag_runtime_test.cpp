@@ -51,7 +51,7 @@ TEST_CASE("compute tasks on one GPU run one at a time in activation order", "[da
 }
 
 TEST_CASE(
-    "a transfer gated by compute starts when it ends; compute gated by a join of two "
+    "a transfer gated by compute starts when it ends -- compute gated by a join of two "
     "transfers starts when the later one is received",
     "[dag]") {
     Workload w;
@@ -78,7 +78,7 @@ TEST_CASE(
     CHECK(r.computes[experts].finished == later + Time::from_us(6));
 }
 
-TEST_CASE("a sequence join activates one successor per input, in order; a first join fires once",
+TEST_CASE("a sequence join activates one successor per input, in order -- a first join fires once",
           "[dag]") {
     Workload w;
     const std::uint32_t seq = w.add_join(JoinSpec{JoinKind::Sequence, 1, Time::from_us(1), 0});

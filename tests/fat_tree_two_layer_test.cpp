@@ -7,7 +7,7 @@
 using namespace clustersim;
 using namespace clustersim::test;
 
-TEST_CASE("full-size FT2 with 64-port switches matches ISCA'25 Table 3", "[topology]") {
+TEST_CASE("full-size FT2 with 64-port switches matches ISCA'25 Table 3", "[topology][validation]") {
     // Table 3: FT2 = 2,048 endpoints, 96 switches, 2,048 links.
     const auto s = fat_tree_two_layer_shape(small_ft2(64, 0));
     CHECK(s.endpoints == 2048);

@@ -36,7 +36,7 @@ Json run_json(const std::string& name, const std::string& yaml, const std::strin
 }  // namespace
 
 TEST_CASE("a moe decode run reports dispatch and combine latency, TPOT and tokens/s",
-          "[moe][decode]") {
+          "[moe][decode][system]") {
     const Json j = run_json("keys", kSmall);
     REQUIRE(j.contains("decode"));
     const Json& d = j["decode"];
@@ -97,7 +97,7 @@ TEST_CASE("no simulated dispatch or combine beats its busiest node's NICs at lin
 }
 
 TEST_CASE("Zipf-skewed gating raises the hottest node's share and the dispatch time with it",
-          "[moe][decode][skew]") {
+          "[moe][decode][skew][system]") {
     const std::string yaml =
         "model: {name: deepseek-v3}\n"
         "topology: {kind: mpft, endpoints: 64}\n"
@@ -113,7 +113,7 @@ TEST_CASE("Zipf-skewed gating raises the hottest node's share and the dispatch t
 }
 
 TEST_CASE("TPOT extrapolated from two simulated layers is within 10 % of a full run",
-          "[moe][decode][validation]") {
+          "[moe][decode][validation][system]") {
     // Six layers, one dense: five MoE layers, simulated in full or two of them.
     const std::string yaml =
         "model: {name: deepseek-v3, layers: 6, dense_layers: 1}\n"
@@ -179,7 +179,8 @@ TEST_CASE("normal-mode combine returns results over NVLink to the forwarding GPU
     CHECK(run.workload.messages.size() > 0);
 }
 
-TEST_CASE("SMs held by normal-mode kernels slow the compute beside them", "[moe][decode][normal]") {
+TEST_CASE("SMs held by normal-mode kernels slow the compute beside them",
+          "[moe][decode][normal][system]") {
     const Json with = run_json("sms-24", kSmall, "--set workload.mode=normal");
     const Json without =
         run_json("sms-0", kSmall, "--set workload.mode=normal --set workload.comm_sms=0");
@@ -225,7 +226,8 @@ TEST_CASE("training runs each layer forward then backward, BF16 both ways, on th
     }
 }
 
-TEST_CASE("prefill and training runs report the step time and throughput", "[moe][training]") {
+TEST_CASE("prefill and training runs report the step time and throughput",
+          "[moe][training][system]") {
     const Json p = run_json("prefill", kSmall,
                             "--set workload.phase=prefill --set workload.tokens_per_gpu=64");
     REQUIRE(p.contains("prefill"));

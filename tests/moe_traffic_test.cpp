@@ -50,7 +50,7 @@ double chi_square_p(double x, double df) {
 }  // namespace
 
 TEST_CASE("traffic reproduces the vendor table's DeepSeek-V3 decode and prefill volumes",
-          "[moe][traffic]") {
+          "[moe][traffic][system][validation]") {
     // Decode, normal mode, 4 nodes per token, 128 tokens per GPU: 128 x 7168 x 4 B = 3.5 MiB.
     const Json d = traffic(
         "--set workload.mode=normal --set workload.gating=worst-case "
@@ -70,7 +70,7 @@ TEST_CASE("traffic reproduces the vendor table's DeepSeek-V3 decode and prefill 
 }
 
 TEST_CASE("traffic's analytic keys reproduce the ISCA '25 section 2.3.2 decode bound",
-          "[moe][traffic][calibration]") {
+          "[moe][traffic][calibration][system][validation]") {
     const std::string bound =
         "--set workload.mode=low-latency --set workload.gating=worst-case "
         "--set workload.shared_expert_remote=true --set workload.tokens_per_gpu=32 "
@@ -204,7 +204,7 @@ TEST_CASE("Zipf gating's per-expert load fits the requested distribution (chi-sq
 }
 
 TEST_CASE("trace gating follows a recorded per-expert load, and a bad load file is located",
-          "[moe][gating][input]") {
+          "[moe][gating][input][system]") {
     const auto dir = temp_dir("expert-load");
     std::string csv = "expert,load\n";
     for (int e = 0; e < 256; ++e) csv += std::to_string(e) + "," + (e == 5 ? "1000" : "1") + "\n";

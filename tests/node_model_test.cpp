@@ -21,7 +21,7 @@ double latency_us(const std::string& name, const std::string& topology_yaml, std
 }  // namespace
 
 TEST_CASE("a 64 B message reproduces ISCA'25 Table 5 within 10% on every path",
-          "[node][calibration]") {
+          "[node][calibration][validation]") {
     // 256 H800 GPUs on a radix-64 FT2: GPUs 0 and 8 share leaf 0 (NIC 0 and NIC 8, plane 0);
     // GPU 248's NIC is on leaf 7; GPUs 0 and 1 share a node.
     const std::string ib = "topology: {kind: ft2, endpoints: 256}\n";

@@ -61,7 +61,7 @@ TEST_CASE("a sender numbers its packets and marks the one that carries the last 
 }
 
 TEST_CASE(
-    "a go-back-N receiver discards packets past a gap and NACKs it once; a "
+    "a go-back-N receiver discards packets past a gap and NACKs it once -- a "
     "selective-repeat receiver places them and NACKs only the gap",
     "[transport]") {
     const TestFabric f(small_ft2(4, 2));

@@ -20,6 +20,7 @@ struct Shell {
 };
 
 Shell shell(const std::string& cmd, const std::filesystem::path& dir) {
+    require_spawn_allowed();
     const auto out = dir / "shell.out";
     const int status = std::system((cmd + " >" + out.string() + " 2>&1").c_str());
     std::ifstream in(out);
@@ -66,7 +67,8 @@ void check_page(const std::filesystem::path& dir, const std::vector<std::string>
 
 }  // namespace
 
-TEST_CASE("report.html of a MoE run renders every plot offline in headless Chromium", "[report]") {
+TEST_CASE("report.html of a MoE run renders every plot offline in headless Chromium",
+          "[report][system]") {
     const auto dir = temp_dir("report-run");
     const auto r = run_cli("run " + source_path("scenarios/deepseek-v3-decode.yaml") +
                            " --set topology.endpoints=32 --set workload.ep_size=32"
@@ -77,7 +79,7 @@ TEST_CASE("report.html of a MoE run renders every plot offline in headless Chrom
     check_page(dir, {"latency-cdf", "link-utilisation", "nic-load", "step-timeline"});
 }
 
-TEST_CASE("report.html of a sweep draws its Pareto front", "[report][sweep]") {
+TEST_CASE("report.html of a sweep draws its Pareto front", "[report][sweep][system]") {
     const auto dir = temp_dir("report-sweep");
     write_text(dir / "s.yaml",
                "base:\n  cluster: {node: none}\n  topology: {kind: ft2, switch_radix: 8}\n"

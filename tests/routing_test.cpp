@@ -52,7 +52,7 @@ std::string shift_permutation(std::uint64_t bytes) {
 
 }  // namespace
 
-TEST_CASE("ECMP and static routing keep a flow on one path; per-packet policies spread it",
+TEST_CASE("ECMP and static routing keep a flow on one path -- per-packet policies spread it",
           "[routing]") {
     const std::string work = trace_of("one-flow", "0,31,1048576,0\n");
     for (const char* policy : {"ecmp", "static", "flowlet", "spray", "adaptive"}) {

@@ -156,7 +156,7 @@ TEST_CASE("the largest Table 3 fabrics are estimated from formulas, never built"
 }
 
 TEST_CASE("a run over the memory limit is refused before building, blaming the size key",
-          "[estimate][cli][input]") {
+          "[estimate][cli][input][system]") {
     const auto dir = temp_dir("estimate-cli");
     write_text(dir / "s.yaml",
                "topology: {kind: ft2, switch_radix: 4096, endpoints: 4194304}\n"
@@ -185,7 +185,7 @@ TEST_CASE("a run over the memory limit is refused before building, blaming the s
     CHECK(w.err.find("t.yaml:3:18: workload.kind: the run needs about") != std::string::npos);
 }
 
-TEST_CASE("check and topo show what a run will cost", "[estimate][cli]") {
+TEST_CASE("check and topo show what a run will cost", "[estimate][cli][system]") {
     const auto r = run_cli("check " + source("scenarios/ft2-permutation.yaml"));
     CHECK(r.exit_code == 0);
     CHECK(r.out.find("512 messages, about 1048576 packets") != std::string::npos);

@@ -90,7 +90,7 @@ nlohmann::json run_and_read_trace(const std::string& scenario, const std::string
 }  // namespace
 
 TEST_CASE("trace.json: a span per message, as long as its latency, on its sender's track",
-          "[output][timeline]") {
+          "[output][timeline][system]") {
     nlohmann::json results;
     const auto t = run_and_read_trace(source_path("scenarios/ft2-incast.yaml"), "incast", results);
     std::map<std::uint64_t, double> begin;

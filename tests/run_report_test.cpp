@@ -50,7 +50,8 @@ const char* kOneMessage =
 
 }  // namespace
 
-TEST_CASE("network.extra_latency_us adds exactly that much to a message's latency", "[report]") {
+TEST_CASE("network.extra_latency_us adds exactly that much to a message's latency",
+          "[report][system]") {
     const auto dir = temp_dir("extra-latency");
     write_text(dir / "m.csv", "src,dst,bytes,start_us\n0,1,64,0\n");
     const double base = latency_max(run_scenario(dir, kOneMessage));
@@ -59,7 +60,8 @@ TEST_CASE("network.extra_latency_us adds exactly that much to a message's latenc
     CHECK(slower - base == Approx(2.5).margin(1e-9));
 }
 
-TEST_CASE("the busiest link's utilisation is its wire bytes over rate x run time", "[report]") {
+TEST_CASE("the busiest link's utilisation is its wire bytes over rate x run time",
+          "[report][system]") {
     const auto dir = temp_dir("link-util");
     write_text(dir / "m.csv", "src,dst,bytes,start_us\n0,1,1048576,0\n");
     const Run r = run_scenario(dir, kOneMessage);
@@ -71,7 +73,7 @@ TEST_CASE("the busiest link's utilisation is its wire bytes over rate x run time
 }
 
 TEST_CASE("all-to-all bandwidth follows nccl-tests: algbw = n x size / time, busbw = algbw (n-1)/n",
-          "[report]") {
+          "[report][system]") {
     const auto dir = temp_dir("busbw");
     const Run r = run_scenario(dir,
                                "cluster: {node: none}\n"
@@ -84,7 +86,8 @@ TEST_CASE("all-to-all bandwidth follows nccl-tests: algbw = n x size / time, bus
           Approx(algbw * 7 / 8).epsilon(1e-9));
 }
 
-TEST_CASE("makespan runs from the first message's start to the last message's end", "[report]") {
+TEST_CASE("makespan runs from the first message's start to the last message's end",
+          "[report][system]") {
     const auto dir = temp_dir("makespan");
     const Run r = run_scenario(dir,
                                "cluster: {node: none}\n"
@@ -101,7 +104,7 @@ TEST_CASE("makespan runs from the first message's start to the last message's en
 }
 
 TEST_CASE("cluster.socket_crossing_ns is paid on both GPU-NIC crossings of an inter-node message",
-          "[report][node]") {
+          "[report][node][system]") {
     const auto dir = temp_dir("socket-crossing");
     write_text(dir / "m.csv", "src,dst,bytes,start_us\n0,8,64,0\n");
     const std::string yaml =
@@ -114,7 +117,7 @@ TEST_CASE("cluster.socket_crossing_ns is paid on both GPU-NIC crossings of an in
 }
 
 TEST_CASE("network.extra_latency_us delays inter-node messages and leaves NVLink-only ones alone",
-          "[report][node]") {
+          "[report][node][system]") {
     const auto dir = temp_dir("extra-latency-nvlink");
     const std::string yaml =
         "topology: {kind: ft2, switch_radix: 8, endpoints: 16}\n"

@@ -3,7 +3,9 @@
 #include <sys/wait.h>
 #include <algorithm>
 #include <array>
+#include <catch2/catch.hpp>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -92,8 +94,16 @@ struct CommandResult {
     std::string out, err;
 };
 
+/// Tests that start a process are tagged [system]; ctest runs the others with
+/// CLUSTERSIM_TEST_NO_SPAWN set, so an untagged one fails here instead of hiding in `unit`.
+inline void require_spawn_allowed() {
+    if (std::getenv("CLUSTERSIM_TEST_NO_SPAWN") != nullptr)
+        FAIL("this test starts a process: tag it [system] (the unit label runs library code only)");
+}
+
 /// Runs the clustersim binary with `args` (a shell-quoted string), capturing both streams.
 inline CommandResult run_cli(const std::string& args) {
+    require_spawn_allowed();
     static int counter = 0;
     const auto dir = std::filesystem::temp_directory_path() / "clustersim-tests";
     std::filesystem::create_directories(dir);

@@ -68,7 +68,7 @@ void check_all_pairs_reachable(const Topology& t, std::uint32_t max_switches) {
 }  // namespace
 
 TEST_CASE("ISCA'25 Table 3: counts exact and cost per endpoint within 5% for all five fabrics",
-          "[topology][cost][cli]") {
+          "[topology][cost][cli][system][validation]") {
     struct Row {
         const char* file;
         std::uint64_t endpoints, switches, links;
@@ -318,7 +318,7 @@ TEST_CASE("the largest configurations build with forwarding state per edge switc
 }
 
 TEST_CASE("rack placement: cables inside a rack are DAC, the rest stay optical, and cost follows",
-          "[topology][cost][cli]") {
+          "[topology][cost][cli][system]") {
     const auto dir = temp_dir("racks");
     const auto topo = [&](const std::string& name, const std::string& yaml) {
         write_text(dir / (name + ".yaml"), yaml);

@@ -86,7 +86,7 @@ TEST_CASE("on a fat tree with ample buffers two lanes change no result", "[physi
 }
 
 TEST_CASE("lanes split only switch-to-switch buffers: node-internal hops keep the whole buffer",
-          "[physics][lanes][cli]") {
+          "[physics][lanes][cli][system]") {
     // 64 KiB packets on three lanes: a third of a node's 128 KiB staging buffer would hold none,
     // so a split there would stall every GPU; the lanes exist only between fabric switches.
     const auto dir = temp_dir("lanes-node");

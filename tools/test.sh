@@ -12,7 +12,7 @@ cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCLUSTERSIM_WERROR=ON -
   -DCLUSTERSIM_MPI=ON >/dev/null
 cmake --build build -j "$jobs"
 echo "== tests"
-ctest --test-dir build --output-on-failure -j "$jobs" -L unit
+ctest --test-dir build --output-on-failure -j "$jobs"
 
 if [ "${CLUSTERSIM_SKIP_FUZZ:-0}" != "1" ]; then
   echo "== fuzzing the input readers (clang, libFuzzer; 30 s per target)"
@@ -25,5 +25,5 @@ if [ "${CLUSTERSIM_SKIP_SANITIZERS:-0}" != "1" ]; then
   cmake --build build-asan -j "$jobs"
   echo "== tests under sanitizers"
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    ctest --test-dir build-asan --output-on-failure -j "$jobs" -L unit -LE slow
+    ctest --test-dir build-asan --output-on-failure -j "$jobs" -LE slow
 fi

@@ -37,6 +37,7 @@ RunOutcome execute_run(const Scenario& s, const PreparedRun& p, bool progress) {
     if (s.sim.max_time_us > 0) so.max_time = Time::from_us(s.sim.max_time_us);
     so.max_events = s.sim.max_events;
     so.progress = progress;
+    so.fingerprint = s.sim.fingerprint;
     RunOutcome o;
     o.result = simulate(p.fabric.simulated(), p.fabric.routes, p.workload,
                         network_params(s, p.fabric.fabric), so, p.fabric.node_layout());

@@ -155,6 +155,7 @@ Json run_results_json(const Scenario& s, const Topology& t, const Topology& simu
     sim["packets"] = r.counters.packets_sent;
     sim["packet_hops"] = r.counters.packet_hops;
     sim["peak_packets_in_memory"] = r.peak_packets;
+    if (r.fingerprint) sim["event_fingerprint"] = fmt::format("{:016x}", *r.fingerprint);
     sim["sim_time_us"] = r.end_time.us();
     sim["wall_s"] = r.wall_s;
     sim["events_per_s"] = r.wall_s > 0 ? static_cast<double>(r.events) / r.wall_s : 0.0;

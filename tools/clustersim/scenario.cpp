@@ -170,6 +170,7 @@ const std::vector<KeySpec>& schema() {
                 "lanes per link; lane = switch-to-switch hops so far, which keeps minimal routing deadlock-free"),
         section("sim"),
         choice("sim.completion", {"receiver", "sender-ack"}, {}, "receiver", "when a message is done: its last byte received (what DeepEP and NCCL wait for), or its last ACK back at the sender (htsim's completion time; turns on ACKs)"),
+        boolean("sim.fingerprint", "false", "fold the time, kind and target of every event into sim.event_fingerprint, a digest of the event order (the goldens use it)"),
         number("sim.max_time_us", 1e-6, 1e12, "no limit", "simulated-time limit; reaching it ends the run with exit 3"),
         integer("sim.max_events", 1, 1e18, "no limit (check shows the estimate)", "events to simulate at most; reaching it ends the run with exit 3 and the unfinished messages listed"),
         number("sim.max_memory_gb", 1e-3, 1e9, "3/4 of this machine's memory", "a run whose memory estimate (shown by check and topo) exceeds this is refused before anything is built"),
@@ -733,6 +734,7 @@ class Loader {
         s.sim.max_memory_gb = number_or("sim.max_memory_gb", 0);
         s.sim.sample_rows = integer_or("sim.sample_rows", 1000000);
         s.sim.complete_on_ack = text_or("sim.completion", "receiver") == "sender-ack";
+        s.sim.fingerprint = text_or("sim.fingerprint", "false") == "true";
         fill_moe(s);
         s.network.virtual_lanes = u32_or("network.virtual_lanes", 0);
     }

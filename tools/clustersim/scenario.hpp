@@ -133,6 +133,7 @@ struct Scenario {
     struct Sim {
         double max_time_us = 0;        // 0 = no limit
         bool complete_on_ack = false;  // sim.completion: sender-ack
+        bool fingerprint = false;      // sim.fingerprint: digest of the event order
         double sample_us = 0;          // queue sampling period (0: off)
         std::uint64_t max_events = 0;  // 0: no limit
         double max_memory_gb = 0;      // 0: three quarters of the machine's memory

@@ -42,14 +42,18 @@ SimulationResult simulate(const Topology& topology, const ForwardingTables& rout
             sim.request_stop();
         }
     };
-    const StopReason stop = sim.run(net, options.max_time, progress_and_limit,
-                                    options.max_events > 0 ? 1u << 12 : 1u << 16);
+    const std::uint64_t every = options.max_events > 0 ? 1u << 12 : 1u << 16;
+    const StopReason stop =
+        options.fingerprint
+            ? sim.run_fingerprinted(net, options.max_time, progress_and_limit, every)
+            : sim.run(net, options.max_time, progress_and_limit, every);
     const auto wall_end = Clock::now();
     if (printed) fmt::print(stderr, "\n");
 
     SimulationResult r;
     r.end_time = sim.now();
     r.events = sim.events_processed();
+    if (options.fingerprint) r.fingerprint = sim.fingerprint();
     r.wall_s = std::chrono::duration<double>(wall_end - wall_start).count();
     r.counters = net.counters();
     r.queue_samples.assign(net.queue_samples().begin(), net.queue_samples().end());

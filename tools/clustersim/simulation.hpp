@@ -2,6 +2,7 @@
 // Runs one packet-level simulation of a workload on a topology and collects what reports need.
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "models/forwarding_tables.hpp"
@@ -14,6 +15,7 @@ struct SimulationOptions {
     Time max_time = Time::never();
     std::uint64_t max_events = 0;  // 0: no limit (checked every 4,096 events)
     bool progress = false;         // a progress line on stderr after a couple of seconds
+    bool fingerprint = false;      // fold every event into SimulationResult::fingerprint
 };
 
 struct ChannelUsage {
@@ -30,6 +32,7 @@ struct SimulationResult {
     Status status = Status::Completed;
     Time end_time;
     std::uint64_t events = 0;
+    std::optional<std::uint64_t> fingerprint;  // sim.fingerprint: the event order's digest
     double wall_s = 0;
     NetworkCounters counters;
     std::vector<MessageState> messages;

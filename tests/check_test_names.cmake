@@ -1,0 +1,23 @@
+cmake_minimum_required(VERSION 3.20)
+# Fails when a Catch2 case name holds a character that catch_discover_tests cannot carry into a
+# ctest name: ';' (CMake's list separator splits the case into entries matching nothing).
+execute_process(COMMAND ${TEST_BINARY} --list-test-names-only "*,[.]" OUTPUT_VARIABLE names
+                RESULT_VARIABLE rc)
+if(names STREQUAL "")
+  message(FATAL_ERROR "${TEST_BINARY} lists no test case (exit ${rc})")
+endif()
+string(REPLACE ";" "<SEMICOLON>" names "${names}")
+string(REPLACE "\n" ";" lines "${names}")
+set(bad "")
+foreach(line ${lines})
+  if(line MATCHES "<SEMICOLON>")
+    string(REPLACE "<SEMICOLON>" ";" line "${line}")
+    list(APPEND bad "${line}")
+  endif()
+endforeach()
+if(bad)
+  list(JOIN bad "\n  " text)
+  message(FATAL_ERROR "test names with ';' (use ' -- '):\n  ${text}")
+endif()
+list(LENGTH lines count)
+message(STATUS "${count} test names, none with ';'")
