@@ -20,8 +20,8 @@ enum class StopReason : std::uint8_t { QueueEmpty, TimeLimit, Requested };
 struct EventFingerprint {
     std::uint64_t value = 0xcbf29ce484222325ull;  // FNV-1a offset basis
     constexpr void fold(const Event& e) {
-        for (const std::uint64_t word : {static_cast<std::uint64_t>(e.time.ps()),
-                                         std::uint64_t{e.kind} << 32 | e.target}) {
+        for (const std::uint64_t word :
+             {static_cast<std::uint64_t>(e.time.ps()), std::uint64_t{e.kind} << 32 | e.target}) {
             value ^= word;
             value *= 0x100000001b3ull;  // FNV-1a prime, one 64-bit word at a time
         }

@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "support.hpp"
-#include "tools/clustersim/bench.hpp"
+#include "tools/scenario/bench.hpp"
 #include "traffic/patterns.hpp"
 
 using namespace clustersim;

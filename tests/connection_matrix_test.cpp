@@ -2,7 +2,7 @@
 
 #include <sstream>
 
-#include "sim/input_error.hpp"
+#include "sim/input/input_error.hpp"
 #include "support.hpp"
 #include "traffic/connection_matrix.hpp"
 #include "traffic/message_csv.hpp"

@@ -5,8 +5,8 @@
 #include <set>
 
 #include "support.hpp"
-#include "tools/clustersim/scenario.hpp"
-#include "tools/clustersim/scenario_build.hpp"
+#include "tools/scenario/scenario.hpp"
+#include "tools/scenario/build.hpp"
 
 using namespace clustersim;
 using namespace clustersim::test;
@@ -65,7 +65,7 @@ TEST_CASE("no simulated dispatch or combine beats its busiest node's NICs at lin
         const SimulatedFabric f = build_simulated_fabric(s, s.workload.ep_size);
         const MoeRun run = build_moe(s, f.endpoints());
         const SimulationResult r =
-            simulate(f.simulated(), f.routes, run.workload, network_params(s, f.fabric),
+            simulate(f.simulated().graph, f.routes, run.workload, network_params(s, f.fabric),
                      SimulationOptions{}, f.node_layout());
         REQUIRE(r.status == SimulationResult::Status::Completed);
         // The bound from the same traffic: every byte between nodes leaves its node through

@@ -312,7 +312,7 @@ TEST_CASE("virtual lanes share a link round-robin: two flows on different lanes 
     const std::uint64_t bytes = 256 * p.mtu_bytes;
     w.add_message(MessageSpec{.src = 0, .dst = 2, .bytes = bytes, .start = Time::zero()});
     w.add_message(MessageSpec{.src = 1, .dst = 2, .bytes = bytes, .start = Time::zero()});
-    const SimulationResult r = simulate(t, routes, w, p, SimulationOptions{});
+    const SimulationResult r = simulate(t.graph, routes, w, p, SimulationOptions{});
     REQUIRE(r.status == SimulationResult::Status::Completed);
     const double a = seconds(r.messages[0].finished), b = seconds(r.messages[1].finished);
     // Sharing the link, each gets half of it: both end near twice one message's time.
@@ -354,7 +354,7 @@ TEST_CASE("cut-through falls back to store-and-forward into an output faster tha
     const ForwardingTables routes = shortest_path_routes(g);
     const NetworkParams p = ib_params();
     const SimulationResult r =
-        simulate(t, routes, one_message(0, 1, p.mtu_bytes), p, SimulationOptions{});
+        simulate(t.graph, routes, one_message(0, 1, p.mtu_bytes), p, SimulationOptions{});
     REQUIRE(r.status == SimulationResult::Status::Completed);
     const double wire = p.mtu_bytes + p.header_bytes;
     const double s100 = wire * 8 / 100e9, h400 = p.header_bytes * 8 / 400e9;

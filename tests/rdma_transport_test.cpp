@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "models/rdma_transport.hpp"
+#include "models/transport/rdma_transport.hpp"
 #include "support.hpp"
 
 using namespace clustersim;

@@ -7,12 +7,12 @@
 #include <algorithm>
 #include <sstream>
 
-#include "models/forwarding_tables.hpp"
+#include "models/forwarding/forwarding_tables.hpp"
 #include "scenario_support.hpp"
 #include "support.hpp"
-#include "tools/clustersim/run_estimate.hpp"
-#include "tools/clustersim/scenario.hpp"
-#include "tools/clustersim/scenario_build.hpp"
+#include "tools/scenario/estimate.hpp"
+#include "tools/scenario/scenario.hpp"
+#include "tools/scenario/build.hpp"
 
 using namespace clustersim;
 using namespace clustersim::test;

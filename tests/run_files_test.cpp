@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "scenario_support.hpp"
-#include "tools/clustersim/run_files.hpp"
+#include "tools/scenario/results_csv.hpp"
 
 using namespace clustersim;
 using namespace clustersim::test;

@@ -4,8 +4,8 @@
 #include <string>
 
 #include "support.hpp"
-#include "tools/clustersim/scenario.hpp"
-#include "tools/clustersim/scenario_build.hpp"
+#include "tools/scenario/scenario.hpp"
+#include "tools/scenario/build.hpp"
 
 namespace clustersim::test {
 
@@ -23,7 +23,7 @@ inline Run run_yaml(const std::string& name, const std::string& yaml,
     Run r{load_scenario((dir / "s.yaml").string(), sets), {}, {}, {}};
     r.fabric = build_simulated_fabric(r.scenario, 0);
     r.workload = build_workload(r.scenario, r.fabric.endpoints(), load_trace(r.scenario));
-    r.result = simulate(r.fabric.simulated(), r.fabric.routes, r.workload,
+    r.result = simulate(r.fabric.simulated().graph, r.fabric.routes, r.workload,
                         network_params(r.scenario, r.fabric.fabric), SimulationOptions{},
                         r.fabric.node_layout());
     return r;

@@ -11,7 +11,7 @@
 #include <sstream>
 #include <string>
 
-#include "tools/clustersim/simulation.hpp"
+#include "models/network/simulation.hpp"
 #include "topologies/fat_tree_two_layer.hpp"
 #include "topologies/shortest_path_routes.hpp"
 
@@ -46,7 +46,7 @@ inline SimulationResult run(const TestFabric& f, const Workload& w,
                             const NetworkParams& p = ib_params(), Time limit = Time::never()) {
     SimulationOptions o;
     o.max_time = limit;
-    return simulate(f.topology, f.routes, w, p, o);
+    return simulate(f.topology.graph, f.routes, w, p, o);
 }
 
 // Switches crossed from endpoint a to endpoint b following every forwarding candidate, and the

@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "support.hpp"
-#include "tools/clustersim/sweep.hpp"
+#include "tools/scenario/sweep.hpp"
 
 using namespace clustersim;
 using namespace clustersim::test;

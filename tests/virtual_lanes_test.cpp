@@ -18,7 +18,7 @@ SimulationResult heavy_all_to_all(const TopologyRequest& r, std::uint32_t lanes)
     pp.message_bytes = 64 * 1024;
     NetworkParams np = ib_params();
     np.virtual_lanes = lanes;
-    return simulate(t, routes, all_to_all(pp), np, SimulationOptions{});
+    return simulate(t.graph, routes, all_to_all(pp), np, SimulationOptions{});
 }
 
 }  // namespace
@@ -79,9 +79,9 @@ TEST_CASE("on a fat tree with ample buffers two lanes change no result", "[physi
     pp.endpoints = t.graph.endpoint_count();
     pp.message_bytes = 64 * 1024;
     NetworkParams np = ib_params();
-    const SimulationResult one = simulate(t, routes, all_to_all(pp), np, SimulationOptions{});
+    const SimulationResult one = simulate(t.graph, routes, all_to_all(pp), np, SimulationOptions{});
     np.virtual_lanes = 2;
-    const SimulationResult two = simulate(t, routes, all_to_all(pp), np, SimulationOptions{});
+    const SimulationResult two = simulate(t.graph, routes, all_to_all(pp), np, SimulationOptions{});
     CHECK(two.end_time == one.end_time);
 }
 

@@ -31,17 +31,17 @@ PY
   fi
   git checkout -q -- "$file"
 }
-mutate credit-delay-zero models/fabric.cpp "port.credit_delay = ch.propagation;" "port.credit_delay = Time::zero();"
-mutate extra-latency-ignored tools/clustersim/scenario_build.cpp "p.extra_latency = Time::from_us(s.network.extra_latency_us);" "p.extra_latency = Time::zero();"
-mutate busbw-equals-algbw tools/clustersim/run_report.cpp "return {algbw, algbw * (n - 1) / n};" "return {algbw, algbw};"
-mutate lanes-strict-priority models/fabric.hpp "for (std::uint32_t i = 0, v = port.next_vl;" "for (std::uint32_t i = 0, v = 0;"
-mutate nic-one-message-at-a-time models/rdma_transport.hpp "++nic.next;  // the next message in turn" "(void)0;"
+mutate credit-delay-zero models/fabric/fabric.cpp "port.credit_delay = ch.propagation;" "port.credit_delay = Time::zero();"
+mutate extra-latency-ignored tools/scenario/build.cpp "p.extra_latency = Time::from_us(s.network.extra_latency_us);" "p.extra_latency = Time::zero();"
+mutate busbw-equals-algbw tools/scenario/results_json.cpp "return {algbw, algbw * (n - 1) / n};" "return {algbw, algbw};"
+mutate lanes-strict-priority models/fabric/fabric.hpp "for (std::uint32_t i = 0, v = port.next_vl;" "for (std::uint32_t i = 0, v = 0;"
+mutate nic-one-message-at-a-time models/transport/rdma_transport.hpp "++nic.next;  // the next message in turn" "(void)0;"
 mutate ft2-bisection topologies/fat_tree_two_layer.cpp "std::min(half_endpoints, half_uplinks)" "std::max(half_endpoints, half_uplinks)"
 mutate dragonfly-bisection topologies/dragonfly.cpp "static_cast<double>(crossing)" "static_cast<double>(crossing + 1)"
-mutate makespan-from-zero tools/clustersim/run_report.cpp "(last_end - first_start).seconds()" "(last_end - Time::zero()).seconds()"
-mutate socket-crossing-ignored tools/clustersim/scenario_build.cpp "n.pcie_latency_ns + s.cluster.socket_crossing_ns" "n.pcie_latency_ns"
-mutate max-util-doubled tools/clustersim/simulation.cpp "std::max(r.max_link_util, r.channels[c].utilisation)" "std::max(r.max_link_util, 2 * r.channels[c].utilisation)"
+mutate makespan-from-zero tools/scenario/results_json.cpp "(last_end - first_start).seconds()" "(last_end - Time::zero()).seconds()"
+mutate socket-crossing-ignored tools/scenario/build.cpp "n.pcie_latency_ns + s.cluster.socket_crossing_ns" "n.pcie_latency_ns"
+mutate max-util-doubled models/network/simulation.cpp "std::max(r.max_link_util, r.channels[c].utilisation)" "std::max(r.max_link_util, 2 * r.channels[c].utilisation)"
 mutate p90-as-p95 sim/percentiles.hpp "nearest_rank(values, 0.90)" "nearest_rank(values, 0.95)"
-mutate taildrop-without-header models/fabric.hpp "port.queued_bytes + wire > port.buffer_bytes" "port.queued_bytes + p.payload_bytes > port.buffer_bytes"
+mutate taildrop-without-header models/fabric/fabric.hpp "port.queued_bytes + wire > port.buffer_bytes" "port.queued_bytes + p.payload_bytes > port.buffer_bytes"
 cmake --build build >/dev/null 2>&1
 exit $status

@@ -4,7 +4,7 @@
 #include <map>
 #include <string>
 
-#include "models/hardware_catalog.hpp"
+#include "models/hardware/hardware_catalog.hpp"
 #include "topologies/topology.hpp"
 
 namespace clustersim {

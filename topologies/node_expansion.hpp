@@ -3,7 +3,7 @@
 // node gets its GPUs (the new endpoints, each with two sending paths into its hub: NVLink and
 // RDMA), one hub per GPU, and a scale-up switch. Fabric switches
 // and their channels keep their indices, so forwarding tables computed on the fabric still apply.
-#include "models/node_layout.hpp"
+#include "models/network/node_layout.hpp"
 #include "topologies/topology.hpp"
 
 namespace clustersim {

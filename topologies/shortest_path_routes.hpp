@@ -2,8 +2,8 @@
 // Forwarding state for any port graph: for every switch and every edge switch (one that
 // endpoints attach to), all next hops on a shortest path. Computed with Boost.Graph BFS at
 // build time only; the result is keyed by edge switch, not by host.
-#include "models/forwarding_tables.hpp"
-#include "models/port_graph.hpp"
+#include "models/forwarding/forwarding_tables.hpp"
+#include "models/network/port_graph.hpp"
 
 namespace clustersim {
 

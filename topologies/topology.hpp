@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "models/port_graph.hpp"
+#include "models/network/port_graph.hpp"
 #include "sim/data_rate.hpp"
-#include "sim/key_error.hpp"
+#include "sim/input/key_error.hpp"
 #include "sim/time.hpp"
 
 namespace clustersim {

@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include "sim/input_error.hpp"
-#include "sim/input_file.hpp"
+#include "sim/input/input_error.hpp"
+#include "sim/input/input_file.hpp"
 
 namespace clustersim {
 

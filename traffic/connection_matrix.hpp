@@ -9,7 +9,7 @@
 #include <istream>
 #include <string>
 
-#include "models/workload.hpp"
+#include "models/dag/workload.hpp"
 
 namespace clustersim {
 

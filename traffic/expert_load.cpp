@@ -5,7 +5,7 @@
 #include <charconv>
 #include <cmath>
 
-#include "sim/input_file.hpp"
+#include "sim/input/input_file.hpp"
 
 namespace clustersim {
 

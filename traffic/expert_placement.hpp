@@ -7,7 +7,7 @@
 #include <span>
 #include <vector>
 
-#include "models/packet.hpp"
+#include "models/network/packet.hpp"
 #include "sim/random.hpp"
 
 namespace clustersim {

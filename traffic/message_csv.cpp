@@ -11,8 +11,8 @@
 #include <sstream>
 #include <vector>
 
-#include "sim/input_error.hpp"
-#include "sim/input_file.hpp"
+#include "sim/input/input_error.hpp"
+#include "sim/input/input_file.hpp"
 
 namespace clustersim {
 namespace {

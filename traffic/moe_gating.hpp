@@ -12,7 +12,7 @@
 #include <span>
 #include <vector>
 
-#include "models/moe_model.hpp"
+#include "models/hardware/moe_model.hpp"
 #include "sim/random.hpp"
 #include "traffic/expert_placement.hpp"
 

@@ -10,8 +10,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "models/moe_compute.hpp"
-#include "models/workload.hpp"
+#include "models/hardware/moe_compute.hpp"
+#include "models/dag/workload.hpp"
 #include "traffic/moe_traffic.hpp"
 
 namespace clustersim {

@@ -3,7 +3,7 @@
 // workload of messages that start together at `start`.
 #include <cstdint>
 
-#include "models/workload.hpp"
+#include "models/dag/workload.hpp"
 
 namespace clustersim {
 

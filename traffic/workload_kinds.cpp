@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <array>
 
-#include "sim/key_error.hpp"
+#include "sim/input/key_error.hpp"
 #include "traffic/collectives.hpp"
 #include "traffic/moe_workload.hpp"
 #include "traffic/patterns.hpp"

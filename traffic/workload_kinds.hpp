@@ -6,7 +6,7 @@
 #include <span>
 #include <string_view>
 
-#include "models/workload.hpp"
+#include "models/dag/workload.hpp"
 
 namespace clustersim {
 

@@ -6,7 +6,7 @@
 #include <sstream>
 #include <string>
 
-#include "sim/input_error.hpp"
+#include "sim/input/input_error.hpp"
 #include "traffic/connection_matrix.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

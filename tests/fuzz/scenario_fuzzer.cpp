@@ -6,10 +6,10 @@
 #include <cstdlib>
 #include <string>
 
-#include "sim/input_error.hpp"
-#include "tools/clustersim/run_estimate.hpp"
-#include "tools/clustersim/scenario.hpp"
-#include "tools/clustersim/scenario_build.hpp"
+#include "sim/input/input_error.hpp"
+#include "tools/scenario/estimate.hpp"
+#include "tools/scenario/scenario.hpp"
+#include "tools/scenario/build.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string text(reinterpret_cast<const char*>(data), size);

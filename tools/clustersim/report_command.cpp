@@ -9,9 +9,38 @@
 #include <stdexcept>
 #include <vector>
 
-#include "sim/input_error.hpp"
+#include "sim/input/input_error.hpp"
 
 namespace clustersim {
+
+namespace {
+
+// The script: CLUSTERSIM_REPORT_SCRIPT, else share/clustersim/report.py beside the binary (the
+// build tree) or one folder up (an install: bin/ and share/ side by side), found from the
+// binary's own path, so a copied or installed binary needs no source tree.
+std::string report_script() {
+    namespace fs = std::filesystem;
+    if (const char* env = std::getenv("CLUSTERSIM_REPORT_SCRIPT")) {
+        if (!fs::is_regular_file(env))
+            throw std::runtime_error(std::string("CLUSTERSIM_REPORT_SCRIPT names ") + env +
+                                     ", which is not a file");
+        return env;
+    }
+    std::error_code ec;
+    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+    const fs::path dir = exe.parent_path();
+    for (const fs::path& candidate :
+         {dir / "share/clustersim/report.py", dir.parent_path() / "share/clustersim/report.py"})
+        if (!ec && fs::is_regular_file(candidate)) return candidate.string();
+    throw std::runtime_error(
+        "the report script is missing: expected share/clustersim/report.py "
+        "beside " +
+        dir.string() +
+        " or one folder up (cmake --install "
+        "puts it there), or CLUSTERSIM_REPORT_SCRIPT");
+}
+
+}  // namespace
 
 void write_report(const std::string& out_dir, double slo_tpot_ms) {
     namespace fs = std::filesystem;
@@ -19,11 +48,7 @@ void write_report(const std::string& out_dir, double slo_tpot_ms) {
         throw InputError(out_dir,
                          "holds no results.json (expected the --out folder of a run "
                          "or a sweep)");
-    // The script: CLUSTERSIM_REPORT_SCRIPT, else the one in the source tree this was built from.
-    const char* env = std::getenv("CLUSTERSIM_REPORT_SCRIPT");
-    const std::string script = env ? env : CLUSTERSIM_REPORT_SCRIPT;
-    if (!fs::is_regular_file(script))
-        throw std::runtime_error("the report script " + script + " is missing");
+    const std::string script = report_script();
     // Debian's interpreter, which has python3-matplotlib, before any other on the PATH.
     const std::string python = fs::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
     std::vector<std::string> args = {python, script, out_dir};

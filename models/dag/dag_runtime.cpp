@@ -1,0 +1,174 @@
+#include "models/dag/dag_runtime.hpp"
+
+#include <algorithm>
+
+namespace clustersim {
+
+DagRuntime::DagRuntime(Simulator& sim, const Workload& workload, std::uint32_t gpus)
+    : sim_(sim), workload_(workload) {
+    const auto& deps = workload.dependencies;
+    const std::size_t slots =
+        2 * workload.messages.size() + workload.computes.size() + workload.joins.size();
+    first_successor_.assign(slots + 1, 0);
+    for (const auto& d : deps) ++first_successor_[slot(d.from, d.on) + 1];
+    for (std::size_t i = 1; i < first_successor_.size(); ++i)
+        first_successor_[i] += first_successor_[i - 1];
+    successors_.resize(deps.size());
+    std::vector<std::uint32_t> fill(first_successor_.begin(), first_successor_.end() - 1);
+    has_input_message_.assign(workload.messages.size(), false);
+    has_input_compute_.assign(workload.computes.size(), false);
+    for (const auto& d : deps) {
+        successors_[fill[slot(d.from, d.on)]++] = d.to;
+        if (d.to.kind == TaskKind::Transfer) has_input_message_[d.to.index] = true;
+        if (d.to.kind == TaskKind::Compute) has_input_compute_[d.to.index] = true;
+    }
+    joins_.resize(workload.joins.size());
+    for (std::size_t j = 0; j < joins_.size(); ++j) joins_[j].remaining = workload.joins[j].count;
+    gpus_.resize(gpus);
+    compute_state_.resize(workload.computes.size());
+}
+
+std::uint32_t DagRuntime::slot(TaskRef t, Completion on) const {
+    const auto messages = static_cast<std::uint32_t>(workload_.messages.size());
+    switch (t.kind) {
+        case TaskKind::Transfer:
+            return 2 * t.index + (on == Completion::Sent ? 1 : 0);
+        case TaskKind::Compute:
+            return 2 * messages + t.index;
+        case TaskKind::Join:
+            return 2 * messages + static_cast<std::uint32_t>(workload_.computes.size()) + t.index;
+    }
+    return 0;
+}
+
+void DagRuntime::start() {
+    for (std::uint32_t m = 0; m < workload_.messages.size(); ++m) {
+        const Time at = workload_.messages[m].start;
+        if (at != Time::never() && !has_input_message_[m])
+            sim_.schedule(at, TaskRef{TaskKind::Transfer, m}.packed(), kActivate);
+    }
+    for (std::uint32_t c = 0; c < workload_.computes.size(); ++c) {
+        const Time at = workload_.computes[c].start;
+        if (at != Time::never() && !has_input_compute_[c])
+            sim_.schedule(at, TaskRef{TaskKind::Compute, c}.packed(), kActivate);
+    }
+}
+
+bool DagRuntime::activate(TaskRef t) {
+    switch (t.kind) {
+        case TaskKind::Transfer:
+            return true;
+        case TaskKind::Compute: {
+            ComputeState& st = compute_state_[t.index];
+            if (st.activated != Time::never()) return false;  // activated twice: once counts
+            st.activated = sim_.now();
+            const std::uint32_t gpu = workload_.computes[t.index].gpu;
+            gpus_[gpu].queue.push_back(t.index);
+            if (gpus_[gpu].running == kNone) run_next(gpu);
+            return false;
+        }
+        case TaskKind::Join: {
+            const JoinSpec& spec = workload_.joins[t.index];
+            JoinState& st = joins_[t.index];
+            switch (spec.kind) {
+                case JoinKind::First:
+                    if (st.fired) return false;
+                    st.fired = true;
+                    fire(t.index);
+                    break;
+                case JoinKind::All:
+                    if (st.remaining == 0) return false;
+                    if (--st.remaining == 0) fire(t.index);
+                    break;
+                case JoinKind::Sequence: {
+                    const std::uint32_t s = slot(t, Completion::Done);
+                    const std::uint32_t i = first_successor_[s] + st.next_successor;
+                    if (i < first_successor_[s + 1]) {
+                        ++st.next_successor;
+                        sim_.schedule(sim_.now() + spec.delay, successors_[i].packed(), kActivate);
+                    }
+                    break;
+                }
+            }
+            return false;
+        }
+    }
+    return false;
+}
+
+void DagRuntime::fire(std::uint32_t join) {
+    const JoinSpec& spec = workload_.joins[join];
+    if (spec.comm_sms != 0) move_sms(spec.gpu, spec.comm_sms);
+    const Time at = sim_.now() + spec.delay;
+    const std::uint32_t s = slot({TaskKind::Join, join}, Completion::Done);
+    for (std::uint32_t i = first_successor_[s]; i < first_successor_[s + 1]; ++i)
+        sim_.schedule(at, successors_[i].packed(), kActivate);
+}
+
+void DagRuntime::complete(TaskRef t, Completion on) {
+    const std::uint32_t s = slot(t, on);
+    for (std::uint32_t i = first_successor_[s]; i < first_successor_[s + 1]; ++i) {
+        const TaskRef next = successors_[i];
+        // Joins and compute queues react at once; a transfer starts through an event, as it
+        // would after a join.
+        if (next.kind == TaskKind::Transfer)
+            sim_.schedule(sim_.now(), next.packed(), kActivate);
+        else
+            activate(next);
+    }
+}
+
+void DagRuntime::run_next(std::uint32_t gpu) {
+    Gpu& g = gpus_[gpu];
+    if (g.queue.empty()) {
+        g.running = kNone;
+        return;
+    }
+    g.running = g.queue.pop_front();
+    compute_state_[g.running].started = sim_.now();
+    g.work_left_ps = workload_.computes[g.running].duration.ps();
+    g.since = sim_.now();
+    g.done_at = Time::never();
+    schedule_done(gpu);
+}
+
+std::int64_t DagRuntime::compute_sms(const Gpu& g) const {
+    const std::int64_t sms = workload_.gpu_sms;
+    return sms - std::clamp<std::int64_t>(g.comm_sms, 0, sms - 1);  // at least one SM computes
+}
+
+void DagRuntime::schedule_done(std::uint32_t gpu) {
+    Gpu& g = gpus_[gpu];
+    std::int64_t ps = g.work_left_ps;
+    if (workload_.gpu_sms > 0) {
+        const std::int64_t have = compute_sms(g), sms = workload_.gpu_sms;
+        ps = (ps * sms + have - 1) / have;  // the work at have/sms of full speed, rounded up
+    }
+    const Time at = g.since + Time::from_ps(ps);
+    if (at == g.done_at) return;
+    g.done_at = at;
+    sim_.schedule(at, gpu, kComputeDone);
+}
+
+void DagRuntime::move_sms(std::uint32_t gpu, std::int32_t delta) {
+    Gpu& g = gpus_[gpu];
+    if (g.running != kNone && workload_.gpu_sms > 0) {
+        // Bank the work done at the old speed, then finish the rest at the new one.
+        const std::int64_t done = (sim_.now() - g.since).ps() * compute_sms(g) / workload_.gpu_sms;
+        g.work_left_ps = std::max<std::int64_t>(0, g.work_left_ps - done);
+        g.since = sim_.now();
+    }
+    g.comm_sms += delta;
+    if (g.running != kNone && workload_.gpu_sms > 0) schedule_done(gpu);
+}
+
+void DagRuntime::compute_done(std::uint32_t gpu) {
+    const std::uint32_t c = gpus_[gpu].running;
+    if (c == kNone || sim_.now() != gpus_[gpu].done_at) return;  // superseded by a speed change
+    compute_state_[c].finished = sim_.now();
+    ++computes_finished_;
+    run_next(gpu);
+    complete({TaskKind::Compute, c}, Completion::Done);
+}
+
+}  // namespace clustersim

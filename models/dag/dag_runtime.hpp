@@ -1,0 +1,84 @@
+#pragma once
+// Runs a workload's DAG: starts tasks at their start times, counts a join's inputs, queues
+// compute tasks on their GPU (one runs at a time, in activation order, so two micro-batches
+// compete for a GPU as on real hardware) and activates successors when a task completes. It
+// does not move bytes: transfers it starts are handed to the network, whose transport reports
+// back when a message's last byte has been sent and received.
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "models/network/network_params.hpp"
+#include "models/dag/workload.hpp"
+#include "sim/ring_buffer.hpp"
+#include "sim/simulator.hpp"
+
+namespace clustersim {
+
+struct ComputeState {
+    Time activated = Time::never();  // queued on its GPU
+    Time started = Time::never();    // began running
+    Time finished = Time::never();
+};
+
+class DagRuntime {
+  public:
+    DagRuntime(Simulator& sim, const Workload& workload, std::uint32_t gpus);
+    /// Bytes per message (two successor slots, input flags) and per dependency (run estimates).
+    static constexpr std::uint64_t kBytesPerMessage = 2 * sizeof(std::uint32_t) + 1;
+    static constexpr std::uint64_t kBytesPerDependency = sizeof(TaskRef);
+    static std::uint64_t bytes_per_join() { return sizeof(JoinState) + 2 * sizeof(std::uint32_t); }
+
+    /// Schedules every task that has a start time and no input.
+    void start();
+    /// A task is activated (kActivate). Transfers are returned for the network to start
+    /// (true); other kinds are handled here (false).
+    bool activate(TaskRef t);
+    /// A task completed in the given way: its successors are activated.
+    void complete(TaskRef t, Completion on);
+    /// The running compute task of `gpu` ends (kComputeDone).
+    void compute_done(std::uint32_t gpu);
+
+    /// Whether anything waits for this completion (no event is needed for one nobody awaits).
+    bool awaited(TaskRef t, Completion on) const {
+        const std::uint32_t s = slot(t, on);
+        return first_successor_[s + 1] > first_successor_[s];
+    }
+    std::uint64_t computes_finished() const { return computes_finished_; }
+    std::span<const ComputeState> computes() const { return compute_state_; }
+
+  private:
+    struct JoinState {
+        std::uint32_t remaining = 0;
+        std::uint32_t next_successor = 0;  // Sequence joins
+        bool fired = false;
+    };
+    struct Gpu {
+        RingBuffer<std::uint32_t> queue;  // compute tasks waiting, in activation order
+        std::uint32_t running = kNone;
+        // The running task's work left at full speed, as of `since`, and when it will end at
+        // the current speed; a completion event at any other time is stale and ignored.
+        std::int64_t work_left_ps = 0;
+        Time since, done_at = Time::never();
+        std::int32_t comm_sms = 0;  // SMs held by communication kernels
+    };
+    std::uint32_t slot(TaskRef t, Completion on) const;
+    void fire(std::uint32_t join);
+    void run_next(std::uint32_t gpu);
+    void move_sms(std::uint32_t gpu, std::int32_t delta);
+    std::int64_t compute_sms(const Gpu& g) const;  // SMs left to compute (gpu_sms > 0)
+    void schedule_done(std::uint32_t gpu);
+
+    Simulator& sim_;
+    const Workload& workload_;
+    // Successors in CSR form per (task, completion) slot, in dependency order.
+    std::vector<std::uint32_t> first_successor_;
+    std::vector<TaskRef> successors_;
+    std::vector<bool> has_input_message_, has_input_compute_;
+    std::vector<JoinState> joins_;
+    std::vector<Gpu> gpus_;
+    std::vector<ComputeState> compute_state_;
+    std::uint64_t computes_finished_ = 0;
+};
+
+}  // namespace clustersim

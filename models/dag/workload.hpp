@@ -1,0 +1,112 @@
+#pragma once
+// What is run: a DAG of tasks. A task is a transfer (a message between endpoints), a compute
+// task on a GPU (served in order with the GPU's other compute tasks) or a join (fires once its
+// inputs have arrived). A dependency says which completion of one task -- a message's last
+// byte sent or received, a compute task or join done -- activates another. Traffic generators
+// and trace readers produce this; the DAG runtime executes it. htsim's connection-matrix
+// triggers are joins: oneshot = first, barrier = all (count), multishot = sequence.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/network/packet.hpp"
+#include "sim/time.hpp"
+
+namespace clustersim {
+
+struct MessageSpec {
+    std::uint32_t src = 0;
+    std::uint32_t dst = 0;
+    std::uint64_t bytes = 0;
+    Time start = Time::never();  // absolute start; never when only dependencies start it
+    std::uint64_t label = 0;     // the id users know it by (trace id, or its index)
+};
+
+struct ComputeSpec {
+    std::uint32_t gpu = 0;  // endpoint whose compute queue runs it
+    Time duration;
+    Time start = Time::never();  // absolute release time when nothing else starts it
+    std::uint64_t label = 0;
+};
+
+enum class JoinKind : std::uint8_t {
+    All,       // fires on the count-th activation (a barrier)
+    First,     // fires on the first activation, once
+    Sequence,  // each activation activates the next successor, in order
+};
+
+struct JoinSpec {
+    JoinKind kind = JoinKind::All;
+    std::uint32_t count = 1;  // activations needed (All)
+    Time delay;               // between firing and its successors' activation
+    std::uint64_t label = 0;
+    // When it fires, communication kernels on `gpu` take (positive) or give back (negative)
+    // this many of its SMs: compute running there slows in proportion (DeepEP's normal kernels
+    // occupy SMs while they run; Workload::gpu_sms says how many the GPU has).
+    std::uint32_t gpu = kNone;
+    std::int32_t comm_sms = 0;
+};
+
+enum class TaskKind : std::uint8_t { Transfer, Compute, Join };
+
+/// A task named by kind and index, packed in 32 bits for event targets.
+struct TaskRef {
+    TaskKind kind = TaskKind::Transfer;
+    std::uint32_t index = 0;
+
+    static constexpr std::uint32_t kIndexBits = 30;
+    static constexpr std::uint32_t kMaxIndex = (1u << kIndexBits) - 1;
+    std::uint32_t packed() const { return static_cast<std::uint32_t>(kind) << kIndexBits | index; }
+    static TaskRef unpack(std::uint32_t v) {
+        return TaskRef{static_cast<TaskKind>(v >> kIndexBits), v & kMaxIndex};
+    }
+    friend bool operator==(const TaskRef&, const TaskRef&) = default;
+};
+
+/// Which completion of a task activates its successors.
+enum class Completion : std::uint8_t {
+    Done,  // a message's last byte received (plus any extra latency); a compute task or join done
+    Sent,  // a message's last byte has left its sender
+};
+
+struct Dependency {
+    TaskRef from;
+    Completion on = Completion::Done;
+    TaskRef to;
+};
+
+struct Workload {
+    std::vector<MessageSpec> messages;
+    std::vector<ComputeSpec> computes;
+    std::vector<JoinSpec> joins;
+    std::vector<Dependency> dependencies;  // in insertion order: the order successors run in
+    std::uint32_t gpu_sms = 0;  // SMs per GPU, for joins that move SMs to communication kernels
+
+    std::uint32_t add_message(const MessageSpec& m) {
+        messages.push_back(m);
+        if (messages.back().label == 0) messages.back().label = messages.size() - 1;
+        return static_cast<std::uint32_t>(messages.size() - 1);
+    }
+    std::uint32_t add_compute(const ComputeSpec& c) {
+        computes.push_back(c);
+        return static_cast<std::uint32_t>(computes.size() - 1);
+    }
+    std::uint32_t add_join(const JoinSpec& j) {
+        joins.push_back(j);
+        return static_cast<std::uint32_t>(joins.size() - 1);
+    }
+    void depend(TaskRef from, Completion on, TaskRef to) {
+        dependencies.push_back(Dependency{from, on, to});
+    }
+    /// `message` starts `delay` after every one of `after` has been received.
+    void start_after(std::uint32_t message, const std::vector<std::uint32_t>& after, Time delay);
+    std::uint64_t total_bytes() const {
+        std::uint64_t b = 0;
+        for (const auto& m : messages) b += m.bytes;
+        return b;
+    }
+    /// Empty when consistent, else what is wrong (for loaders to turn into input errors).
+    std::string validate(std::uint32_t endpoints) const;
+};
+
+}  // namespace clustersim

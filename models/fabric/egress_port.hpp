@@ -1,0 +1,57 @@
+#pragma once
+// An output port: a FIFO of packets per virtual lane, a transmitter that is busy until a known
+// time, and the credits it holds per lane for the buffer at the far end (InfiniBand-style
+// lossless flow control; lanes keep low-diameter topologies free of credit deadlock).
+// Laid out by cache line: at scale forwarding is bound by memory latency, so the fields one
+// transmission touches share the first line, and the credit path the second.
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+#include "models/network/packet.hpp"
+#include "sim/ring_buffer.hpp"
+#include "sim/time.hpp"
+
+namespace clustersim {
+
+inline constexpr std::uint32_t kMaxVirtualLanes = 8;  // non-minimal Dragonfly routes: 6 hops
+
+struct CreditReturn {
+    Time at;  // when the credit reaches this port
+    std::uint32_t bytes = 0;
+    std::uint32_t vl = 0;
+};
+
+struct alignas(64) EgressPort {
+    Time busy_until;                 // transmitter free from this time
+    Time wake_at = Time::never();    // the one pending wake-up event, if any
+    RingBuffer<Packet> queue;        // lane 0: the only lane in fat trees
+    std::uint64_t queued_bytes = 0;  // over all lanes
+    Time credit_delay;               // a credit's trip back over this port's link
+    std::uint8_t next_vl = 0;        // round-robin among lanes
+    bool unlimited_credits = true;   // lossy mode, or a receiver that always sinks (a host)
+    bool waiting_for_credit = false;
+
+    std::array<std::int64_t, kMaxVirtualLanes> credits_bytes{};
+    RingBuffer<CreditReturn> returning;  // credits on their way back, in time order
+    std::uint64_t max_queue_bytes = 0;
+
+    std::array<RingBuffer<Packet>, kMaxVirtualLanes - 1> upper_queues;  // lanes 1..
+    std::uint64_t buffer_bytes = 0;  // tail-drop limit in lossy mode
+    std::uint64_t drops = 0;
+
+    bool paused = false;  // PFC: stopped by the far end's pause frame
+    Time paused_since;
+    Time paused_total;            // time spent paused
+    std::uint64_t pauses = 0;     // pause frames received
+    std::uint64_t ecn_marks = 0;  // packets it marked congestion experienced
+
+    RingBuffer<Packet>& lane(std::uint32_t vl) { return vl == 0 ? queue : upper_queues[vl - 1]; }
+    const RingBuffer<Packet>& lane(std::uint32_t vl) const {
+        return vl == 0 ? queue : upper_queues[vl - 1];
+    }
+};
+
+static_assert(offsetof(EgressPort, credits_bytes) == 64, "the credit path starts line 2");
+
+}  // namespace clustersim

@@ -1,0 +1,323 @@
+#pragma once
+// The fabric's state at run time: links (rate, delay, packets in flight), egress ports (a FIFO
+// per virtual lane, a transmitter busy until a known time) and how a full buffer is kept from
+// overflowing: the lossless credits each port holds for the buffer at the far end (InfiniBand),
+// priority flow control's pause frames from a fabric switch's shared buffer back to the port
+// feeding it (Ethernet; node-internal links keep credits, as PCIe and NVLink do), or tail drop
+// in lossy mode. It moves packets; which
+// port a packet takes (forwarding) and where packets come from (transport) are other parts.
+#include <algorithm>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "models/fabric/egress_port.hpp"
+#include "models/fabric/link.hpp"
+#include "models/network/network_params.hpp"
+#include "models/network/node_layout.hpp"
+#include "models/network/port_graph.hpp"
+#include "sim/random.hpp"
+#include "sim/simulator.hpp"
+
+namespace clustersim {
+
+struct FabricCounters {
+    std::uint64_t packet_hops = 0;  // packets crossing one link
+    std::uint64_t packets_dropped = 0;
+    std::uint64_t payload_dropped = 0;
+    std::uint64_t pfc_pauses = 0;          // pause frames sent
+    std::uint64_t pfc_headroom_drops = 0;  // arrived past an ingress's headroom (not lossless)
+    std::uint64_t ecn_marks = 0;           // packets marked congestion experienced
+};
+
+/// PFC accounting of one fabric switch's ingress (the channel feeding it).
+struct PfcIngress {
+    std::int64_t bytes = 0;     // in the switch, arrived through this ingress
+    std::int64_t headroom = 0;  // reserved for what arrives while a pause travels
+    std::int64_t xoff_at = 0;   // bytes held when the pause was sent
+    std::uint32_t sw = kNone;   // the switch it feeds
+    bool xoff = false;          // a pause has been sent upstream
+};
+
+/// A fabric switch's shared buffer.
+struct SharedBuffer {
+    std::int64_t size = 0;  // bytes shared by its ingresses (headroom excluded)
+    std::int64_t used = 0;
+};
+
+class Fabric {
+  public:
+    Fabric(Simulator& sim, const PortGraph& graph, const NetworkParams& params,
+           const NodeLayout* layout);
+
+    /// What a packet occupies on links and in buffers: its payload plus the per-packet header.
+    std::uint32_t wire_bytes(const Packet& p) const {
+        return p.payload_bytes + params_.header_bytes;
+    }
+    std::uint32_t header_bytes() const { return params_.header_bytes; }
+    /// Bytes per channel and per switch before any packet moves (run estimates).
+    static std::uint64_t bytes_per_channel(bool pfc) {
+        return sizeof(Link) + sizeof(EgressPort) + (pfc ? sizeof(PfcIngress) : 0);
+    }
+    static std::uint64_t bytes_per_switch(bool pfc) { return pfc ? sizeof(SharedBuffer) : 0; }
+    bool is_endpoint_channel(std::uint32_t ch) const { return ch >= first_endpoint_channel_; }
+    bool idle(std::uint32_t ch) const { return ports_[ch].wake_at == Time::never(); }
+
+    /// Wakes the port at `at` unless it already wakes earlier.
+    void arm(std::uint32_t ch, Time at) {
+        EgressPort& p = ports_[ch];
+        if (at < p.wake_at) {
+            p.wake_at = at;
+            sim_.schedule(at, ch, kPortWake);
+        }
+    }
+    /// A wake-up event arrived: true if it is the one the port wants (else it is stale).
+    bool take_wake(std::uint32_t ch, Time at) {
+        EgressPort& p = ports_[ch];
+        if (at != p.wake_at) return false;
+        p.wake_at = Time::never();
+        return true;
+    }
+
+    /// The port's transmitter is free now (else it re-arms for when it is).
+    bool ready(std::uint32_t ch);
+    /// Credits whose return trip has ended become usable.
+    void collect_credits(std::uint32_t ch);
+    bool has_credit(std::uint32_t ch, std::uint32_t vl, std::uint32_t wire) const {
+        const EgressPort& p = ports_[ch];
+        return p.unlimited_credits || p.credits_bytes[vl] >= static_cast<std::int64_t>(wire);
+    }
+    /// The lanes in turn from the port's round-robin position, skipping those without a packet
+    /// or without credit for it: the wire size of the packet to send next (0: none) and its lane.
+    std::uint32_t next_queued(std::uint32_t ch, std::uint32_t& vl) const;
+    bool has_queued(std::uint32_t ch) const { return ports_[ch].queued_bytes > 0; }
+    /// Something is waiting for credit: wake when the next credit returns.
+    void wait_for_credit(std::uint32_t ch);
+    /// Occupies the transmitter for `wire` bytes on lane `vl`; returns when it is free again.
+    Time begin_transmission(std::uint32_t ch, std::uint32_t wire, std::uint32_t vl);
+    /// Takes the head packet of lane `vl` off the queue.
+    Packet pop_queued(std::uint32_t ch, std::uint32_t vl, std::uint32_t wire);
+    /// Puts a packet whose transmission ends at `tx_end` on the link; credits the buffer it
+    /// leaves back upstream.
+    void launch(std::uint32_t ch, Packet p, std::uint32_t wire, std::uint32_t vl, Time tx_end);
+    /// The head packet of the link arrives at the far end.
+    Packet arrive(std::uint32_t ch, NodeRef& to);
+    /// Queues a packet at egress `out`; false when tail drop discards it (lossy mode).
+    bool enqueue(std::uint32_t out, const Packet& p);
+    /// PFC frames reaching the port they act on. resume() returns true if the port may send.
+    void pause(std::uint32_t ch);
+    bool resume(std::uint32_t ch);
+    bool pfc() const { return params_.flow_control == FlowControl::Pfc; }
+
+    std::span<const Link> links() const { return links_; }
+    std::span<const EgressPort> ports() const { return ports_; }
+    const FabricCounters& counters() const { return counters_; }
+
+  private:
+    Simulator& sim_;
+    NetworkParams params_;
+    std::vector<Link> links_;        // indexed by channel
+    std::vector<EgressPort> ports_;  // indexed by channel
+    std::uint32_t first_endpoint_channel_ = 0;
+    FabricCounters counters_;
+    std::vector<PfcIngress> pfc_;       // per channel into a fabric switch (PFC mode only)
+    std::vector<SharedBuffer> shared_;  // per switch (PFC mode only)
+    std::int64_t resume_gap_ = 0;       // XON this far below the XOFF threshold
+    void pfc_release(std::uint32_t in, std::uint32_t wire);
+};
+
+// The per-packet path, inline: it runs a few times per packet hop.
+
+inline bool Fabric::ready(std::uint32_t ch) {
+    const EgressPort& port = ports_[ch];
+    if (port.paused) return false;  // the resume frame services it again
+    if (sim_.now() < port.busy_until) {
+        arm(ch, port.busy_until);
+        return false;
+    }
+    return true;
+}
+
+inline void Fabric::collect_credits(std::uint32_t ch) {
+    EgressPort& port = ports_[ch];
+    if (port.unlimited_credits) return;
+    const Time now = sim_.now();
+    while (!port.returning.empty() && port.returning.front().at <= now) {
+        const CreditReturn c = port.returning.pop_front();
+        port.credits_bytes[c.vl] += c.bytes;
+    }
+}
+
+inline std::uint32_t Fabric::next_queued(std::uint32_t ch, std::uint32_t& vl) const {
+    const EgressPort& port = ports_[ch];
+    const std::uint32_t lanes = params_.virtual_lanes;
+    for (std::uint32_t i = 0, v = port.next_vl; i < lanes; ++i, v = v + 1 == lanes ? 0 : v + 1) {
+        const RingBuffer<Packet>& q = port.lane(v);
+        if (q.empty()) continue;
+        const std::uint32_t w = wire_bytes(q.front());
+        if (port.unlimited_credits || port.credits_bytes[v] >= static_cast<std::int64_t>(w)) {
+            vl = v;
+            return w;
+        }
+    }
+    return 0;
+}
+
+inline void Fabric::wait_for_credit(std::uint32_t ch) {
+    EgressPort& port = ports_[ch];
+    port.waiting_for_credit = true;
+    if (!port.returning.empty()) arm(ch, port.returning.front().at);
+}
+
+inline Time Fabric::begin_transmission(std::uint32_t ch, std::uint32_t wire, std::uint32_t vl) {
+    EgressPort& port = ports_[ch];
+    port.waiting_for_credit = false;
+    if (!port.unlimited_credits) port.credits_bytes[vl] -= wire;
+    const Time tx_end = sim_.now() + links_[ch].clock.time_for(wire);
+    port.busy_until = tx_end;
+    return tx_end;
+}
+
+inline Packet Fabric::pop_queued(std::uint32_t ch, std::uint32_t vl, std::uint32_t wire) {
+    EgressPort& port = ports_[ch];
+    Packet p = port.lane(vl).pop_front();
+    port.queued_bytes -= wire;
+    port.next_vl = static_cast<std::uint8_t>(vl + 1 == params_.virtual_lanes ? 0 : vl + 1);
+    // RED on the egress queue as the packet leaves it (the queue behind it), as the HPCC
+    // authors' ns-3 switch marks (SwitchNotifyDequeue): feedback reflects the queue now, not
+    // the queue the packet found, so marks stop as soon as the queue drains. The draw is a
+    // hash of the packet and the port, so runs repeat.
+    if (params_.ecn() && (p.flags & Packet::kEcnCapable) &&
+        port.queued_bytes > params_.ecn_kmin_bytes) [[unlikely]] {
+        bool mark = port.queued_bytes >= params_.ecn_kmax_bytes;
+        if (!mark) {
+            const double prob =
+                params_.ecn_pmax * static_cast<double>(port.queued_bytes - params_.ecn_kmin_bytes) /
+                static_cast<double>(params_.ecn_kmax_bytes - params_.ecn_kmin_bytes);
+            const std::uint64_t h =
+                mix64((std::uint64_t{p.message} << 32 | p.sequence) ^ (std::uint64_t{ch} << 7));
+            mark = static_cast<double>(h >> 11) * 0x1.0p-53 < prob;
+        }
+        if (mark) {
+            p.flags |= Packet::kCongestionExperienced;
+            ++counters_.ecn_marks;
+            ++port.ecn_marks;
+        }
+    }
+    return p;
+}
+
+inline void Fabric::launch(std::uint32_t ch, Packet p, std::uint32_t wire, std::uint32_t vl,
+                           Time tx_end) {
+    if (p.credit_channel != kNone) {
+        if (!pfc_.empty() && pfc_[p.credit_channel].sw != kNone) {
+            pfc_release(p.credit_channel, wire);  // leaves a shared buffer
+        } else {
+            // The packet leaves this switch's buffer: its space is credited back upstream.
+            EgressPort& up = ports_[p.credit_channel];
+            const Time at = sim_.now() + up.credit_delay;
+            up.returning.push_back(CreditReturn{at, wire, p.credit_vl});
+            if (up.waiting_for_credit) arm(p.credit_channel, at);
+        }
+    }
+    const EgressPort& port = ports_[ch];
+    // The far end accounts for it: credits held, or its PFC ingress.
+    p.credit_channel =
+        !port.unlimited_credits || (!pfc_.empty() && pfc_[ch].sw != kNone) ? ch : kNone;
+    p.credit_vl = static_cast<std::uint8_t>(vl);
+    Link& link = links_[ch];
+    if (link.fabric_hop) ++p.fabric_hops;
+    link.bytes_carried += wire;
+    Time arrival = tx_end + link.arrival_delay;
+    // A cut-through switch starts forwarding once the header is in: the rest of the packet's
+    // serialisation overlaps with its forwarding.
+    if (link.cut_through)
+        arrival = arrival - (link.clock.time_for(wire) - link.clock.time_for(params_.header_bytes));
+    const bool was_idle = link.in_flight.empty();
+    link.in_flight.push_back(InFlight{arrival, p});
+    if (was_idle) sim_.schedule(arrival, ch, kLinkArrival);
+}
+
+inline Packet Fabric::arrive(std::uint32_t ch, NodeRef& to) {
+    Link& link = links_[ch];
+    const InFlight f = link.in_flight.pop_front();
+    if (!link.in_flight.empty()) sim_.schedule(link.in_flight.front().arrival, ch, kLinkArrival);
+    ++counters_.packet_hops;
+    to = link.to;
+    return f.packet;
+}
+
+inline bool Fabric::enqueue(std::uint32_t out, const Packet& p) {
+    EgressPort& port = ports_[out];
+    const std::uint32_t wire = wire_bytes(p);
+    if (!pfc_.empty() && p.credit_channel != kNone && pfc_[p.credit_channel].sw != kNone) {
+        // PFC ingress accounting: past the dynamic threshold, pause the port feeding it; what
+        // arrives while the pause travels fills the ingress's headroom.
+        PfcIngress& in = pfc_[p.credit_channel];
+        SharedBuffer& buf = shared_[in.sw];
+        if (in.xoff && in.bytes + wire > in.xoff_at + in.headroom) {
+            ++counters_.pfc_headroom_drops;
+            ++counters_.packets_dropped;
+            counters_.payload_dropped += p.payload_bytes;
+            return false;
+        }
+        in.bytes += wire;
+        buf.used += wire;
+        const auto free_bytes = std::max<std::int64_t>(0, buf.size - buf.used);
+        if (!in.xoff &&
+            static_cast<double>(in.bytes) >= params_.pfc_alpha * static_cast<double>(free_bytes)) {
+            in.xoff = true;
+            in.xoff_at = in.bytes;
+            ++counters_.pfc_pauses;
+            sim_.schedule(sim_.now() + ports_[p.credit_channel].credit_delay, p.credit_channel,
+                          kPfcPause);
+        }
+    }
+    if (params_.flow_control == FlowControl::Lossy &&
+        port.queued_bytes + wire > port.buffer_bytes) {
+        ++port.drops;
+        ++counters_.packets_dropped;
+        counters_.payload_dropped += p.payload_bytes;
+        return false;
+    }
+    // Lane for the next hop: switch-to-switch hops taken so far (0 off the fabric's core).
+    const std::uint32_t vl = links_[out].fabric_hop
+                                 ? std::min<std::uint32_t>(p.fabric_hops, params_.virtual_lanes - 1)
+                                 : 0;
+    port.lane(vl).push_back(p);
+    port.queued_bytes += wire;
+    port.max_queue_bytes = std::max(port.max_queue_bytes, port.queued_bytes);
+    return true;
+}
+
+inline void Fabric::pfc_release(std::uint32_t ch, std::uint32_t wire) {
+    PfcIngress& in = pfc_[ch];
+    SharedBuffer& buf = shared_[in.sw];
+    in.bytes -= wire;
+    buf.used -= wire;
+    if (!in.xoff) return;
+    const auto free_bytes = std::max<std::int64_t>(0, buf.size - buf.used);
+    if (in.bytes == 0 || static_cast<double>(in.bytes + resume_gap_) <=
+                             params_.pfc_alpha * static_cast<double>(free_bytes)) {
+        in.xoff = false;
+        sim_.schedule(sim_.now() + ports_[ch].credit_delay, ch, kPfcResume);
+    }
+}
+
+inline void Fabric::pause(std::uint32_t ch) {
+    EgressPort& port = ports_[ch];
+    ++port.pauses;
+    if (port.paused) return;
+    port.paused = true;
+    port.paused_since = sim_.now();
+}
+
+inline bool Fabric::resume(std::uint32_t ch) {
+    EgressPort& port = ports_[ch];
+    if (!port.paused) return false;
+    port.paused = false;
+    port.paused_total = port.paused_total + (sim_.now() - port.paused_since);
+    return true;
+}
+
+}  // namespace clustersim

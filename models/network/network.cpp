@@ -1,0 +1,254 @@
+#include "models/network/network.hpp"
+
+#include <stdexcept>
+
+namespace clustersim {
+
+Network::Network(Simulator& sim, const PortGraph& graph, const ForwardingTables& routes,
+                 const Workload& workload, const NetworkParams& params, const NodeLayout* layout)
+    : sim_(sim),
+      graph_(graph),
+      workload_(workload),
+      params_(params),
+      fabric_(sim, graph, params, layout),
+      forwarding_(graph, routes, params, layout, fabric_.ports()),
+      transport_(graph, workload, params, layout),
+      dag_(sim, workload, graph.endpoint_count()),
+      reliable_(params.reliable()),
+      paced_(params.congestion_control != CongestionControl::None) {
+    forwarding_.sample_path_spread(static_cast<std::uint32_t>(workload.messages.size()));
+    if (params.congestion_control == CongestionControl::Hpcc) {
+        // Fabric switches' egress ports stamp HPCC's hop records.
+        const auto channels = graph.channels();
+        int_egress_.assign(channels.size(), 0);
+        for (std::uint32_t c = 0; c < channels.size(); ++c)
+            int_egress_[c] =
+                channels[c].from.kind == NodeKind::Switch &&
+                (!layout || layout->role[channels[c].from.index] == SwitchRole::Fabric);
+    }
+}
+
+void Network::handle(const Event& e) {
+    switch (e.kind) {
+        case kLinkArrival:
+            on_link_arrival(e.target);
+            break;
+        case kPortWake:
+            if (fabric_.take_wake(e.target, e.time)) service_port(e.target);
+            break;
+        case kActivate: {
+            const TaskRef t = TaskRef::unpack(e.target);
+            if (dag_.activate(t)) start_message(t.index);
+            break;
+        }
+        case kMessageEligible:
+            make_eligible(e.target);
+            break;
+        case kMessageDone:
+            finish_message(e.target);
+            break;
+        case kSendDone:
+            dag_.complete({TaskKind::Transfer, e.target}, Completion::Sent);
+            break;
+        case kComputeDone:
+            dag_.compute_done(e.target);
+            break;
+        case kSample:
+            sample();
+            break;
+        case kPfcPause:
+            fabric_.pause(e.target);
+            break;
+        case kPfcResume:
+            if (fabric_.resume(e.target) && fabric_.idle(e.target)) service_port(e.target);
+            break;
+        case kRetransmitTimer: {
+            Time next;
+            const std::uint32_t ch = transport_.on_timer(e.target, sim_.now(), next);
+            if (next != Time::never()) sim_.schedule(next, e.target, kRetransmitTimer);
+            if (ch != kNone && fabric_.idle(ch)) service_port(ch);
+            break;
+        }
+        default:
+            throw std::logic_error("unknown event kind");
+    }
+}
+
+void Network::service_port(std::uint32_t ch) {
+    if (!fabric_.ready(ch)) return;
+    fabric_.collect_credits(ch);
+    const bool from_sender = fabric_.is_endpoint_channel(ch);
+    std::uint32_t wire = 0, vl = 0;
+    if (from_sender) {
+        if (paced_) {
+            Time at;
+            if (!transport_.select_eligible(ch, sim_.now(), at)) {
+                if (at != Time::never()) fabric_.arm(ch, at);
+                return;
+            }
+        }
+        wire = transport_.next_wire_bytes(ch);
+        if (wire == 0) return;
+        if (!fabric_.has_credit(ch, 0, wire)) wire = 0;
+    } else {
+        if (!fabric_.has_queued(ch)) return;
+        wire = fabric_.next_queued(ch, vl);
+    }
+    if (wire == 0) {  // something to send, but no credit for it yet
+        fabric_.wait_for_credit(ch);
+        return;
+    }
+    const Time tx_end = fabric_.begin_transmission(ch, wire, vl);
+    Packet p;
+    bool more = false;
+    if (from_sender) {
+        bool sent_all = false;
+        p = transport_.take_packet(ch, sim_.now(), tx_end, sent_all);
+        if (sent_all && dag_.awaited({TaskKind::Transfer, p.message}, Completion::Sent))
+            sim_.schedule(tx_end, p.message, kSendDone);
+        if (reliable_ && p.kind == PacketKind::Data && transport_.arm_timer(p.message, sim_.now()))
+            sim_.schedule(sim_.now() + params_.retransmit_timeout, p.message, kRetransmitTimer);
+        if (++packets_live_ > packets_peak_) packets_peak_ = packets_live_;
+        more = transport_.has_more(ch);
+    } else {
+        p = fabric_.pop_queued(ch, vl, wire);
+        more = fabric_.has_queued(ch);
+    }
+    fabric_.launch(ch, p, wire, vl, tx_end);
+    if (!int_egress_.empty() && int_egress_[ch] && p.kind == PacketKind::Data)
+        transport_.record_hop(
+            p.message, p.fabric_hops,
+            IntHop{fabric_.ports()[ch].queued_bytes, fabric_.links()[ch].bytes_carried, sim_.now(),
+                   static_cast<double>(graph_.channels()[ch].rate.bps())});
+    if (more) fabric_.arm(ch, tx_end);
+}
+
+void Network::on_link_arrival(std::uint32_t ch) {
+    NodeRef to;
+    Packet p = fabric_.arrive(ch, to);
+    if (to.kind == NodeKind::Switch) {
+        const std::uint32_t out = forwarding_.route(to.index, p, sim_.now());
+        if (!fabric_.enqueue(out, p)) {
+            --packets_live_;
+            return;
+        }
+        if (fabric_.idle(out)) service_port(out);
+        return;
+    }
+    --packets_live_;
+    bool done = false;
+    if (p.kind == PacketKind::Data) {
+        const Delivery d = transport_.receive(p, sim_.now());
+        if (d.reply_channel != kNone && fabric_.idle(d.reply_channel))
+            service_port(d.reply_channel);
+        done = d.completes && !params_.complete_on_ack;
+    } else {
+        bool acked_all = false;
+        const std::uint32_t resend = transport_.on_control(p, sim_.now(), acked_all);
+        if (resend != kNone && fabric_.idle(resend)) service_port(resend);
+        done = acked_all && params_.complete_on_ack;
+    }
+    if (!done) return;
+    // Extra latency models a slower fabric, not a slower node: inter-node messages only.
+    if (params_.extra_latency > Time::zero() && transport_.inter_node(p.message))
+        sim_.schedule(sim_.now() + params_.extra_latency, p.message, kMessageDone);
+    else
+        finish_message(p.message);
+}
+
+void Network::start_message(std::uint32_t m) {
+    const MessageSpec& spec = workload_.messages[m];
+    MessageState& st = transport_.state(m);
+    if (st.started != Time::never()) return;  // started twice (e.g. two triggers): once counts
+    st.started = sim_.now();
+    if (spec.bytes == 0 || spec.src == spec.dst) {
+        // Nothing crosses the network: done as soon as it starts.
+        st.first_sent = st.last_sent = sim_.now();
+        st.bytes_segmented = spec.bytes;
+        st.bytes_received = spec.bytes;
+        dag_.complete({TaskKind::Transfer, m}, Completion::Sent);
+        finish_message(m);
+        return;
+    }
+    const Time at = transport_.eligible_at(m, sim_.now());
+    if (at > sim_.now()) {
+        sim_.schedule(at, m, kMessageEligible);
+        return;
+    }
+    make_eligible(m);
+}
+
+void Network::make_eligible(std::uint32_t m) {
+    const std::uint32_t ch = transport_.enqueue(m);
+    if (fabric_.idle(ch)) service_port(ch);
+}
+
+void Network::sample() {
+    // Nothing else pending: the run is over (or stalled); sampling must not keep it alive.
+    if (sim_.pending() == 0) return;
+    // The fabric's links over the period just ended: one figure a sample.
+    std::uint64_t bytes = 0;
+    double capacity_bps = 0;
+    const auto links = fabric_.links();
+    const auto channels = graph_.channels();
+    for (std::uint32_t c = 0; c < links.size(); ++c)
+        if (links[c].fabric_hop) {
+            bytes += links[c].bytes_carried;
+            capacity_bps += static_cast<double>(channels[c].rate.bps());
+        }
+    const double period_s = (sim_.now() - last_sample_).seconds();
+    if (period_s > 0 && capacity_bps > 0 && utilisation_.size() < params_.sample_rows)
+        utilisation_.push_back(UtilisationSample{
+            sim_.now(),
+            static_cast<double>(bytes - last_fabric_bytes_) * 8 / (capacity_bps * period_s)});
+    last_sample_ = sim_.now();
+    last_fabric_bytes_ = bytes;
+    const auto ports = fabric_.ports();
+    for (std::uint32_t c = 0; c < ports.size(); ++c) {
+        if (ports[c].queued_bytes == 0 && !ports[c].paused && ports[c].drops == 0 &&
+            ports[c].ecn_marks == 0)
+            continue;
+        if (samples_.size() >= params_.sample_rows) {
+            samples_truncated_ = true;
+            return;
+        }
+        samples_.push_back(QueueSample{sim_.now(), c, ports[c].queued_bytes, ports[c].paused,
+                                       ports[c].drops, ports[c].ecn_marks});
+    }
+    sim_.schedule(sim_.now() + params_.sample_period, 0, kSample);
+}
+
+void Network::finish_message(std::uint32_t m) {
+    transport_.state(m).finished = sim_.now();
+    ++messages_finished_;
+    dag_.complete({TaskKind::Transfer, m}, Completion::Done);
+}
+
+NetworkCounters Network::counters() const {
+    const FabricCounters& f = fabric_.counters();
+    const TransportCounters& t = transport_.counters();
+    NetworkCounters c;
+    c.payload_sent = t.payload_sent;
+    c.payload_delivered = t.payload_delivered;
+    c.payload_dropped = f.payload_dropped;
+    c.pfc_pauses = f.pfc_pauses;
+    c.pfc_headroom_drops = f.pfc_headroom_drops;
+    c.ecn_marks = f.ecn_marks;
+    c.cnps = t.cnps;
+    c.packets_sent = t.packets_sent;
+    c.packets_dropped = f.packets_dropped;
+    c.duplicate_packets = t.duplicate_packets;
+    c.retransmitted_packets = t.retransmitted_packets;
+    c.payload_redundant = t.payload_redundant;
+    c.discarded_out_of_order = t.discarded_out_of_order;
+    c.acks = t.acks;
+    c.nacks = t.nacks;
+    c.timeouts = t.timeouts;
+    c.connections_failed = t.connections_failed;
+    c.packet_hops = f.packet_hops;
+    c.messages_finished = messages_finished_;
+    c.computes_finished = dag_.computes_finished();
+    return c;
+}
+
+}  // namespace clustersim

@@ -1,0 +1,118 @@
+#pragma once
+// A running packet network: four parts with narrow interfaces, composed here.
+//   fabric     links, egress ports, buffers and credits     (models/fabric.hpp)
+//   forwarding the output each switch picks                  (models/forwarding.hpp)
+//   transport  messages to packets and back, per sender      (models/rdma_transport.hpp)
+//   DAG        transfers, compute tasks and joins            (models/dag_runtime.hpp)
+// One handler switches on the event kind (models/network_params.hpp): no virtual dispatch and
+// no allocation per packet in steady state.
+#include <cstdint>
+#include <span>
+
+#include "models/dag/dag_runtime.hpp"
+#include "models/dag/workload.hpp"
+#include "models/fabric/fabric.hpp"
+#include "models/forwarding/forwarding.hpp"
+#include "models/forwarding/forwarding_tables.hpp"
+#include "models/network/network_params.hpp"
+#include "models/network/node_layout.hpp"
+#include "models/network/port_graph.hpp"
+#include "models/transport/rdma_transport.hpp"
+#include "sim/simulator.hpp"
+
+namespace clustersim {
+
+/// One sampled egress port: its queue (and whether PFC holds it) at a moment.
+struct QueueSample {
+    Time at;
+    std::uint32_t channel = 0;
+    std::uint64_t queued_bytes = 0;
+    bool paused = false;
+    std::uint64_t drops = 0, ecn_marks = 0;  // so far at this port
+};
+
+/// The switch-to-switch links' utilisation over one sampling period (sim.sample_us).
+struct UtilisationSample {
+    Time at;
+    double fabric_utilisation = 0;  // bytes carried / capacity over the period just ended
+};
+
+struct NetworkCounters {
+    std::uint64_t payload_sent = 0;       // message bytes put on the wire by senders
+    std::uint64_t payload_delivered = 0;  // message bytes that reached their destination
+    std::uint64_t payload_dropped = 0;
+    std::uint64_t packets_sent = 0;
+    std::uint64_t packets_dropped = 0;
+    std::uint64_t duplicate_packets = 0;  // delivered again (retransmissions)
+    std::uint64_t retransmitted_packets = 0;
+    std::uint64_t payload_redundant = 0;       // delivered again, or discarded past a gap
+    std::uint64_t discarded_out_of_order = 0;  // go-back-N receivers, past a gap
+    std::uint64_t acks = 0, nacks = 0, timeouts = 0, connections_failed = 0;
+    std::uint64_t pfc_pauses = 0, pfc_headroom_drops = 0;  // pause frames sent; lossless breaches
+    std::uint64_t ecn_marks = 0, cnps = 0;
+    std::uint64_t packet_hops = 0;  // packets crossing one link
+    std::uint64_t messages_finished = 0;
+    std::uint64_t computes_finished = 0;
+};
+
+class Network {
+  public:
+    /// `layout` (may be null: bare NICs) says how GPUs, hubs, scale-up switches and NICs sit in
+    /// nodes; `routes` covers the fabric switches, which come first in `graph`.
+    Network(Simulator& sim, const PortGraph& graph, const ForwardingTables& routes,
+            const Workload& workload, const NetworkParams& params,
+            const NodeLayout* layout = nullptr);
+
+    /// Schedules every task that has a start time (and the first queue sample).
+    void start() {
+        dag_.start();
+        if (params_.sample_period > Time::zero()) sim_.schedule(params_.sample_period, 0, kSample);
+    }
+    std::span<const QueueSample> queue_samples() const { return samples_; }
+    bool samples_truncated() const { return samples_truncated_; }
+    std::span<const UtilisationSample> utilisation_samples() const { return utilisation_; }
+    void handle(const Event& e);
+
+    bool all_finished() const {
+        return messages_finished_ == workload_.messages.size() &&
+               dag_.computes_finished() == workload_.computes.size();
+    }
+    NetworkCounters counters() const;
+    std::span<const MessageState> messages() const { return transport_.messages(); }
+    std::span<const ComputeState> computes() const { return dag_.computes(); }
+    std::span<const Link> links() const { return fabric_.links(); }
+    std::span<const EgressPort> ports() const { return fabric_.ports(); }
+    const PortGraph& graph() const { return graph_; }
+    std::size_t packets_in_flight() const { return packets_live_; }
+    std::size_t peak_packets() const { return packets_peak_; }
+    PathSpread path_spread() const { return forwarding_.path_spread(); }
+
+  private:
+    void service_port(std::uint32_t ch);
+    void on_link_arrival(std::uint32_t ch);
+    void start_message(std::uint32_t m);
+    void make_eligible(std::uint32_t m);
+    void finish_message(std::uint32_t m);
+
+    Simulator& sim_;
+    const PortGraph& graph_;
+    const Workload& workload_;
+    NetworkParams params_;
+    Fabric fabric_;
+    Forwarding forwarding_;
+    RdmaTransport transport_;
+    DagRuntime dag_;
+    std::size_t packets_live_ = 0, packets_peak_ = 0;
+    std::uint64_t messages_finished_ = 0;
+    bool reliable_ = false;  // ACKs, NACKs and retransmission timers run
+    bool paced_ = false;     // congestion control paces the senders
+    std::vector<QueueSample> samples_;
+    std::vector<UtilisationSample> utilisation_;
+    Time last_sample_;
+    std::uint64_t last_fabric_bytes_ = 0;
+    std::vector<std::uint8_t> int_egress_;  // per channel: stamps HPCC hop records
+    bool samples_truncated_ = false;
+    void sample();
+};
+
+}  // namespace clustersim

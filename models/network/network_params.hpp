@@ -1,0 +1,78 @@
+#pragma once
+// Run-time parameters of the packet network shared by its parts.
+#include <cstdint>
+
+#include "models/congestion/dcqcn.hpp"
+#include "models/congestion/hpcc.hpp"
+#include "models/congestion/swift.hpp"
+#include "models/routing/routing_policy.hpp"
+#include "sim/time.hpp"
+
+namespace clustersim {
+
+enum class FlowControl : std::uint8_t { Credit, Pfc, Lossy };
+
+enum class CongestionControl : std::uint8_t { None, Dcqcn, Hpcc, Swift };
+
+/// How a receiving NIC treats a packet that arrives past a gap, and so what the sender resends.
+enum class Retransmission : std::uint8_t {
+    GoBackN,          // drops it and NACKs the gap; the sender resends from there
+    SelectiveRepeat,  // places it (out-of-order placement) and NACKs only the missing packet
+};
+
+struct NetworkParams {
+    std::uint32_t mtu_bytes = 4096;  // payload per packet
+    std::uint32_t header_bytes = 0;  // added to every packet on the wire
+    FlowControl flow_control = FlowControl::Credit;
+    std::uint64_t seed = 1;
+    Time extra_latency;               // added to every message's completion (what-if studies)
+    std::uint32_t virtual_lanes = 1;  // lane = switch-to-switch hops so far (deadlock freedom)
+    RoutingParams routing;            // policy (index into routing_policies()) and its knobs
+    // Reliable connections (ACKs, NACKs, retransmission) run when something needs them: a
+    // lossy fabric, a go-back-N NIC (which discards reordered packets), or completion at the
+    // sender's last ACK. Otherwise no ACK is simulated: on a lossless fabric they carry nothing
+    // a run needs (the reverse-path bytes they cost, ~1-2 %, are left out).
+    Retransmission retransmission = Retransmission::SelectiveRepeat;
+    bool complete_on_ack = false;  // sim.completion: sender-ack (htsim's completion time)
+    std::uint32_t ack_every = 8;   // ACK coalescing: one per this many packets (and the last)
+    Time retransmit_timeout = Time::from_us(100);
+    // PFC (shared-buffer switches): an ingress pauses its upstream port when it holds more than
+    // pfc_alpha x the switch's free shared buffer (dynamic thresholds), resumes two packets
+    // below that; each ingress keeps headroom for what arrives while the pause travels.
+    double pfc_alpha = 1.0;
+    // Congestion control at the sending NIC, and the ECN marking it reacts to (RED on each
+    // egress queue: no mark below kmin, probability rising to pmax at kmax, always above).
+    CongestionControl congestion_control = CongestionControl::None;
+    DcqcnParams dcqcn;
+    HpccParams hpcc;
+    SwiftParams swift;
+    std::uint64_t ecn_kmin_bytes = 100'000, ecn_kmax_bytes = 400'000;
+    double ecn_pmax = 0.2;
+    bool ecn() const { return congestion_control == CongestionControl::Dcqcn; }
+    // Observability: every sample_period (zero: never) each egress port with a queue or a
+    // pause is recorded, up to sample_rows rows.
+    Time sample_period;
+    std::uint64_t sample_rows = 1'000'000;
+    bool reliable() const {
+        return flow_control == FlowControl::Lossy || retransmission == Retransmission::GoBackN ||
+               complete_on_ack || congestion_control == CongestionControl::Hpcc ||
+               congestion_control == CongestionControl::Swift;
+    }
+};
+
+/// The events of a running network, each handled by one part (see models/network.hpp).
+enum NetworkEvent : std::uint32_t {
+    kPortWake,         // fabric: a port may transmit (target: channel)
+    kLinkArrival,      // fabric: the head packet of a link arrives (target: channel)
+    kMessageEligible,  // transport: a message's per-message overhead has passed (target: message)
+    kActivate,         // DAG: a task is activated (target: TaskRef::packed())
+    kSendDone,         // DAG: a message's last byte has left its sender (target: message)
+    kMessageDone,      // DAG: a message is complete after its extra latency (target: message)
+    kComputeDone,      // DAG: the running compute task of a GPU ends (target: GPU)
+    kRetransmitTimer,  // transport: a message's retransmission timer may expire (target: message)
+    kPfcPause,         // fabric: a PFC pause frame reaches the port it stops (target: channel)
+    kPfcResume,        // fabric: the resume frame reaches it (target: channel)
+    kSample,           // observability: record the ports' queues (target: unused)
+};
+
+}  // namespace clustersim

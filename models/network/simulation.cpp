@@ -1,0 +1,102 @@
+#include "models/network/simulation.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+
+namespace clustersim {
+
+SimulationResult simulate(const PortGraph& graph, const ForwardingTables& routes,
+                          const Workload& workload, const NetworkParams& params,
+                          const SimulationOptions& options, const NodeLayout* layout) {
+    Simulator sim;
+    Network net(sim, graph, routes, workload, params, layout);
+    net.start();
+
+    using Clock = std::chrono::steady_clock;
+    const auto wall_start = Clock::now();
+    auto last_print = wall_start;
+    const bool show = options.progress && isatty(STDERR_FILENO);
+    bool printed = false;
+    auto progress = [&](const Simulator& s) {
+        if (!show) return;
+        const auto now = Clock::now();
+        if (now - wall_start < std::chrono::seconds(2) ||
+            now - last_print < std::chrono::milliseconds(500))
+            return;
+        last_print = now;
+        printed = true;
+        fmt::print(stderr, "\r  simulated {:.1f} us, {} events, {}/{} messages done   ",
+                   s.now().us(), s.events_processed(), net.counters().messages_finished,
+                   workload.messages.size());
+        std::fflush(stderr);
+    };
+    // The event limit rides on the progress callback: checked every 4,096 events when set.
+    bool event_limit = false;
+    auto progress_and_limit = [&](const Simulator& s) {
+        progress(s);
+        if (options.max_events > 0 && s.events_processed() >= options.max_events) {
+            event_limit = true;
+            sim.request_stop();
+        }
+    };
+    const std::uint64_t every = options.max_events > 0 ? 1u << 12 : 1u << 16;
+    const StopReason stop =
+        options.fingerprint
+            ? sim.run_fingerprinted(net, options.max_time, progress_and_limit, every)
+            : sim.run(net, options.max_time, progress_and_limit, every);
+    const auto wall_end = Clock::now();
+    if (printed) fmt::print(stderr, "\n");
+
+    SimulationResult r;
+    r.end_time = sim.now();
+    r.events = sim.events_processed();
+    if (options.fingerprint) r.fingerprint = sim.fingerprint();
+    r.wall_s = std::chrono::duration<double>(wall_end - wall_start).count();
+    r.counters = net.counters();
+    r.queue_samples.assign(net.queue_samples().begin(), net.queue_samples().end());
+    r.samples_truncated = net.samples_truncated();
+    r.utilisation_samples.assign(net.utilisation_samples().begin(),
+                                 net.utilisation_samples().end());
+    r.messages.assign(net.messages().begin(), net.messages().end());
+    r.computes.assign(net.computes().begin(), net.computes().end());
+    if (net.all_finished())
+        r.status = SimulationResult::Status::Completed;
+    else if (stop == StopReason::TimeLimit)
+        r.status = SimulationResult::Status::TimeLimit;
+    else if (event_limit)
+        r.status = SimulationResult::Status::EventLimit;
+    else
+        r.status = SimulationResult::Status::Stalled;
+    r.payload_in_flight = r.counters.payload_sent - r.counters.payload_delivered -
+                          r.counters.payload_dropped - r.counters.payload_redundant;
+    r.peak_packets = net.peak_packets();
+    r.path_spread = net.path_spread();
+
+    const auto links = net.links();
+    const auto ports = net.ports();
+    r.channels.resize(links.size());
+    const double duration_s = r.end_time.seconds();
+    for (std::size_t c = 0; c < links.size(); ++c) {
+        r.channels[c].bytes = links[c].bytes_carried;
+        const double cap = static_cast<double>(graph.channels()[c].rate.bps()) * duration_s;
+        r.channels[c].utilisation =
+            cap > 0 ? static_cast<double>(links[c].bytes_carried) * 8.0 / cap : 0.0;
+        r.max_link_util = std::max(r.max_link_util, r.channels[c].utilisation);
+        r.max_queue_bytes = std::max(r.max_queue_bytes, ports[c].max_queue_bytes);
+        r.channels[c].pauses = ports[c].pauses;
+        r.channels[c].max_queue_bytes = ports[c].max_queue_bytes;
+        r.channels[c].drops = ports[c].drops;
+        r.channels[c].ecn_marks = ports[c].ecn_marks;
+        r.channels[c].paused =
+            ports[c].paused_total +
+            (ports[c].paused ? r.end_time - ports[c].paused_since : Time::zero());
+        r.pfc_paused = r.pfc_paused + r.channels[c].paused;
+        r.pfc_paused_max = std::max(r.pfc_paused_max, r.channels[c].paused);
+    }
+    return r;
+}
+
+}  // namespace clustersim

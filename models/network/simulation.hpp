@@ -1,0 +1,58 @@
+#pragma once
+// Runs one packet-level simulation of a workload on a port graph and collects what reports need.
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "models/forwarding/forwarding_tables.hpp"
+#include "models/network/network.hpp"
+#include "models/network/port_graph.hpp"
+
+namespace clustersim {
+
+struct SimulationOptions {
+    Time max_time = Time::never();
+    std::uint64_t max_events = 0;  // 0: no limit (checked every 4,096 events)
+    bool progress = false;         // a progress line on stderr after a couple of seconds
+    bool fingerprint = false;      // fold every event into SimulationResult::fingerprint
+};
+
+struct ChannelUsage {
+    std::uint64_t bytes = 0;   // wire bytes carried
+    double utilisation = 0;    // of the run's duration
+    std::uint64_t pauses = 0;  // PFC pause frames received
+    Time paused;               // time its port spent paused
+    std::uint64_t max_queue_bytes = 0;
+    std::uint64_t drops = 0, ecn_marks = 0;
+};
+
+struct SimulationResult {
+    enum class Status { Completed, Stalled, TimeLimit, EventLimit };
+    Status status = Status::Completed;
+    Time end_time;
+    std::uint64_t events = 0;
+    std::optional<std::uint64_t> fingerprint;  // sim.fingerprint: the event order's digest
+    double wall_s = 0;
+    NetworkCounters counters;
+    std::vector<MessageState> messages;
+    std::vector<ComputeState> computes;
+    std::vector<ChannelUsage> channels;
+    double max_link_util = 0;
+    std::uint64_t max_queue_bytes = 0;
+    std::vector<QueueSample> queue_samples;  // sim.sample_us
+    std::vector<UtilisationSample> utilisation_samples;
+    bool samples_truncated = false;
+    Time pfc_paused;      // over every port
+    Time pfc_paused_max;  // the port paused longest
+    std::uint64_t payload_in_flight = 0;
+    std::size_t peak_packets = 0;  // packets alive at once, at most
+    PathSpread path_spread;
+};
+
+/// `layout` is null for bare NICs, else the node model `graph` was expanded with.
+SimulationResult simulate(const PortGraph& graph, const ForwardingTables& routes,
+                          const Workload& workload, const NetworkParams& params,
+                          const SimulationOptions& options, const NodeLayout* layout = nullptr);
+
+}  // namespace clustersim

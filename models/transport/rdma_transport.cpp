@@ -1,0 +1,369 @@
+#include "models/transport/rdma_transport.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "sim/random.hpp"
+
+namespace clustersim {
+
+RdmaTransport::RdmaTransport(const PortGraph& graph, const Workload& workload,
+                             const NetworkParams& params, const NodeLayout* layout)
+    : workload_(workload),
+      params_(params),
+      layout_(layout),
+      dcqcn_(params.dcqcn),
+      hpcc_(params.hpcc),
+      swift_(params.swift),
+      hpcc_on_(params.congestion_control == CongestionControl::Hpcc),
+      swift_on_(params.congestion_control == CongestionControl::Swift),
+      ack_every_(hpcc_on_ || swift_on_ ? 1 : std::max(1u, params.ack_every)) {
+    if (params_.mtu_bytes == 0) throw std::invalid_argument("mtu_bytes must be positive");
+    const auto channels = graph.channels();
+    const std::uint32_t endpoints = graph.endpoint_count();
+    first_channel_ = static_cast<std::uint32_t>(channels.size());
+    channel_of_endpoint_.assign(endpoints, kNone);
+    for (std::uint32_t e = 0; e < endpoints; ++e) {
+        const NodeRef node{NodeKind::Endpoint, e};
+        if (graph.channels_of(node) == 0) continue;  // unattached endpoint: never a source
+        const std::uint32_t paths = layout ? kGpuPaths : 1;
+        if (graph.channels_of(node) != paths)
+            throw std::invalid_argument(
+                layout ? "a GPU needs its two paths (NVLink, RDMA) into its hub"
+                       : "an endpoint with several ports needs the node model (a NIC switch)");
+        const std::uint32_t ch = graph.first_channel(node);
+        for (std::uint32_t c = ch; c < ch + paths; ++c)
+            if (channels[c].to.kind != NodeKind::Switch)
+                throw std::invalid_argument("an endpoint must attach to a switch");
+        channel_of_endpoint_[e] = ch;
+        first_channel_ = std::min(first_channel_, ch);
+    }
+    senders_.resize(channels.size() - std::min<std::size_t>(first_channel_, channels.size()));
+    issue_free_.assign(senders_.size(), Time::zero());
+
+    state_.resize(workload.messages.size());
+    receivers_.resize(workload.messages.size());
+    if (params_.reliable()) outgoing_.resize(workload.messages.size());
+    if (params_.congestion_control != CongestionControl::None) {
+        paced_.resize(workload.messages.size());
+        line_bps_.resize(workload.messages.size());
+        for (std::uint32_t m = 0; m < workload.messages.size(); ++m)
+            if (channel_of_endpoint_[workload.messages[m].src] != kNone)
+                line_bps_[m] = static_cast<double>(channels[sender_channel(m)].rate.bps());
+    }
+    entropy_.resize(workload.messages.size());
+    for (std::size_t m = 0; m < workload.messages.size(); ++m) {
+        const auto& spec = workload.messages[m];
+        if ((spec.bytes + params_.mtu_bytes - 1) / params_.mtu_bytes > UINT32_MAX)
+            throw std::invalid_argument("a message of more than 2^32 packets");
+        // The flow's header fields (src, dst, queue pair) hashed once: one flow, one path.
+        entropy_[m] = static_cast<std::uint32_t>(
+            mix64((static_cast<std::uint64_t>(spec.src) << 32 | spec.dst) ^ mix64(spec.label)));
+    }
+}
+
+std::uint32_t RdmaTransport::sender_channel(std::uint32_t m) const {
+    const MessageSpec& spec = workload_.messages[m];
+    const std::uint32_t ch = channel_of_endpoint_[spec.src];
+    if (ch == kNone) throw std::logic_error("message from an unattached endpoint");
+    // A GPU's NVLink sender and its NIC's RDMA sender each keep their own round-robin.
+    if (layout_ && !layout_->starts_on_scale_up(spec.src, spec.dst)) return ch + kRdmaPath;
+    return ch;
+}
+
+Time RdmaTransport::eligible_at(std::uint32_t m, Time now) {
+    if (!layout_) return now;
+    const bool nvlink =
+        layout_->starts_on_scale_up(workload_.messages[m].src, workload_.messages[m].dst);
+    const Time overhead =
+        nvlink ? layout_->scale_up_message_overhead : layout_->rdma_message_overhead;
+    const Time issue = nvlink ? layout_->scale_up_issue : layout_->rdma_issue;
+    Time& free = issue_free_[sender_channel(m) - first_channel_];
+    const Time issued = (free > now ? free : now) + issue;
+    free = issued;
+    return issued + (overhead > issue ? overhead - issue : Time::zero());
+}
+
+std::uint32_t RdmaTransport::enqueue(std::uint32_t m) {
+    const std::uint32_t ch = sender_channel(m);
+    sender_of(ch).active.push_back(m);
+    if (!outgoing_.empty()) outgoing_[m].active = true;
+    return ch;
+}
+
+namespace {
+
+// Drops bit 0 of a multi-word bitmap: bit k becomes bit k - 1.
+void shift_down_one(std::vector<std::uint64_t>& bits) {
+    for (std::size_t i = 0; i < bits.size(); ++i) {
+        bits[i] >>= 1;
+        if (i + 1 < bits.size()) bits[i] |= bits[i + 1] << 63;
+    }
+}
+
+}  // namespace
+
+Delivery RdmaTransport::receive(const Packet& p, Time now) {
+    const std::uint32_t m = p.message;
+    Receiver& r = receivers_[m];
+    const bool reliable = !outgoing_.empty();
+    const std::uint32_t total = packets_of(m);
+    Delivery d;
+    if (!paced_.empty() && (p.flags & Packet::kCongestionExperienced)) {
+        // The notification point: one CNP per queue pair per cnp_interval at most.
+        Time& last = paced_[m].last_cnp;
+        if (last == Time::never() || now - last >= params_.dcqcn.cnp_interval) {
+            last = now;
+            ++counters_.cnps;
+            d.reply_channel = reply(m, PacketKind::Cnp, 0);
+        }
+    }
+    auto duplicate = [&] {
+        ++counters_.duplicate_packets;
+        counters_.payload_redundant += p.payload_bytes;
+        // Tell the sender again how far it got: its ACK may have been lost.
+        if (reliable) d.reply_channel = reply(m, PacketKind::Ack, r.next_expected);
+        return d;
+    };
+    if (p.sequence < r.next_expected) return duplicate();
+    // Bit k of `ahead` stands for packet next_expected + k.
+    const std::uint32_t off = p.sequence - r.next_expected;
+    if (off > 0) {
+        if (reliable && params_.retransmission == Retransmission::GoBackN) {
+            ++counters_.discarded_out_of_order;
+            counters_.payload_redundant += p.payload_bytes;
+        } else {
+            if (r.ahead.size() <= off / 64) r.ahead.resize(off / 64 + 1, 0);
+            std::uint64_t& word = r.ahead[off / 64];
+            const std::uint64_t bit = std::uint64_t{1} << (off % 64);
+            if (word & bit) return duplicate();
+            word |= bit;
+            accept(m, p);
+        }
+        // A gap: NACK it once (the sender resends from it, or just it).
+        if (reliable && r.nacked != r.next_expected) {
+            r.nacked = r.next_expected;
+            d.reply_channel = reply(m, PacketKind::Nack, r.next_expected);
+        }
+        return d;
+    }
+    accept(m, p);
+    ++r.next_expected;
+    if (!r.ahead.empty()) {
+        shift_down_one(r.ahead);
+        while (r.ahead[0] & 1u) {
+            ++r.next_expected;
+            shift_down_one(r.ahead);
+        }
+        if (std::all_of(r.ahead.begin(), r.ahead.end(), [](std::uint64_t w) { return w == 0; }))
+            r.ahead.clear();
+    }
+    d.completes = r.next_expected == total;
+    if (reliable && (d.completes || ++r.since_ack >= ack_every_)) {
+        r.since_ack = 0;
+        d.reply_channel = reply(m, PacketKind::Ack, r.next_expected);
+    }
+    return d;
+}
+
+void RdmaTransport::accept(std::uint32_t m, const Packet& p) {
+    state_[m].bytes_received += p.payload_bytes;
+    counters_.payload_delivered += p.payload_bytes;
+    ++counters_.packets_delivered;
+}
+
+std::uint32_t RdmaTransport::reply(std::uint32_t m, PacketKind kind, std::uint32_t sequence) {
+    // From the receiver's end of the path the message took (NVLink or its RDMA path).
+    const MessageSpec& spec = workload_.messages[m];
+    const std::uint32_t data_ch = sender_channel(m);
+    const std::uint32_t ch =
+        channel_of_endpoint_[spec.dst] + (data_ch - channel_of_endpoint_[spec.src]);
+    Packet c;
+    c.message = m;
+    c.src = spec.dst;
+    c.dst = spec.src;
+    c.entropy = entropy_[m] ^ 0x5a5a5a5au;  // the reverse direction hashes on its own
+    c.sequence = sequence;
+    c.kind = kind;
+    sender_of(ch).control.push_back(c);
+    ++(kind == PacketKind::Ack ? counters_.acks : counters_.nacks);
+    return ch;
+}
+
+void RdmaTransport::reactivate(std::uint32_t m) {
+    Outgoing& o = outgoing_[m];
+    if (o.active) return;
+    o.active = true;
+    sender_of(sender_channel(m)).active.push_back(m);
+}
+
+Packet RdmaTransport::take_reliable(Sender& nic, std::uint32_t m, Packet p, Time now, Time tx_end,
+                                    bool& sent_all) {
+    const MessageSpec& spec = workload_.messages[m];
+    MessageState& st = state_[m];
+    Outgoing& o = outgoing_[m];
+    const std::uint32_t total = packets_of(m);
+    std::uint32_t seq;
+    if (o.resend != kNone) {
+        seq = o.resend;
+        o.resend = kNone;
+    } else {
+        seq = o.next_packet++;
+    }
+    const std::uint64_t offset = std::uint64_t{seq} * params_.mtu_bytes;
+    p.sequence = seq;
+    p.payload_bytes =
+        static_cast<std::uint32_t>(std::min<std::uint64_t>(spec.bytes - offset, params_.mtu_bytes));
+    if (st.first_sent == Time::never()) st.first_sent = now;
+    if (seq < o.sent_through) {
+        ++counters_.retransmitted_packets;
+    } else {
+        o.sent_through = seq + 1;
+        st.bytes_segmented = std::min<std::uint64_t>(spec.bytes, offset + p.payload_bytes);
+        if (o.sent_through == total) {
+            st.last_sent = tx_end;
+            sent_all = true;
+        }
+    }
+    counters_.payload_sent += p.payload_bytes;
+    ++counters_.packets_sent;
+    if (o.next_packet >= total && o.resend == kNone) {
+        // Nothing left to send unless a NACK or a timeout brings it back.
+        o.next_packet = total;
+        o.active = false;
+        nic.active.erase(nic.active.begin() + static_cast<std::ptrdiff_t>(nic.next));
+    } else {
+        ++nic.next;
+    }
+    return p;
+}
+
+std::uint32_t RdmaTransport::on_control(const Packet& p, Time now, bool& acked_all) {
+    acked_all = false;
+    const std::uint32_t m = p.message;
+    if (p.kind == PacketKind::Cnp) {  // the reaction point cuts its rate
+        dcqcn_.on_cnp(paced_[m].dcqcn, now, line_bps_[m]);
+        return kNone;
+    }
+    if (hpcc_on_ && p.kind == PacketKind::Ack) {
+        // The ACK brings the hop records back; the window may open: service the sender.
+        Paced& q = paced_[m];
+        hpcc_.on_ack(q.hpcc, q.live, p.sequence, outgoing_[m].next_packet, line_bps_[m]);
+    }
+    if (swift_on_ && p.kind == PacketKind::Ack) {
+        const std::uint32_t before = outgoing_[m].acked;
+        swift_.on_ack(paced_[m].swift, p.sequence, p.sequence > before ? p.sequence - before : 0,
+                      now, line_bps_[m], params_.mtu_bytes + params_.header_bytes);
+    }
+    Outgoing& o = outgoing_[m];
+    const std::uint32_t total = packets_of(m);
+    if (p.sequence > o.acked) {  // cumulative: everything below is in (a NACK says so too)
+        const bool was_done = o.acked == total;
+        o.acked = p.sequence;
+        o.last_progress = now;
+        o.retries = 0;
+        acked_all = !was_done && o.acked == total;
+    }
+    if (p.kind != PacketKind::Nack || p.sequence >= o.sent_through)
+        return (hpcc_on_ || swift_on_) && o.active ? sender_channel(m) : kNone;
+    if (params_.retransmission == Retransmission::GoBackN)
+        o.next_packet = std::min(o.next_packet, p.sequence);
+    else
+        o.resend = p.sequence;
+    reactivate(m);
+    return sender_channel(m);
+}
+
+void RdmaTransport::pace(std::uint32_t m, Packet& p, Time now) {
+    Paced& q = paced_[m];
+    const std::uint64_t wire = p.payload_bytes + params_.header_bytes;
+    double bps;
+    const std::uint32_t packet = params_.mtu_bytes + params_.header_bytes;
+    if (hpcc_on_) {
+        if (q.hpcc.w == 0) hpcc_.start(q.hpcc, line_bps_[m]);
+        bps = hpcc_.rate(q.hpcc, line_bps_[m]);
+    } else if (swift_on_) {
+        if (q.swift.cwnd == 0) swift_.start(q.swift, line_bps_[m], packet);
+        swift_.sent(q.swift, p.sequence, now);
+        bps = swift_.rate(q.swift, line_bps_[m], packet);
+    } else {
+        bps = dcqcn_.rate(q.dcqcn, now, line_bps_[m]);
+        dcqcn_.sent(q.dcqcn, wire, line_bps_[m]);
+        p.flags |= Packet::kEcnCapable;
+    }
+    // The next packet of this queue pair leaves one packet time at the current rate later;
+    // at line rate that is when the transmitter frees anyway.
+    const double ps = static_cast<double>(wire) * 8e12 / bps;
+    q.next_send = now + Time::from_ps(static_cast<std::int64_t>(ps));
+}
+
+bool RdmaTransport::select_eligible(std::uint32_t ch, Time now, Time& at) {
+    Sender& nic = sender_of(ch);
+    at = Time::never();
+    if (!nic.control.empty()) return true;
+    const std::size_t n = nic.active.size();
+    if (n == 0) return false;
+    if (paced_.empty()) return true;
+    // Round-robin from the message in turn: the first one whose pacing allows it now.
+    const std::size_t start = nic.next < n ? nic.next : 0;
+    for (std::size_t k = 0; k < n; ++k) {
+        const std::size_t i = (start + k) % n;
+        const std::uint32_t m = nic.active[i];
+        if (hpcc_on_ || swift_on_) {  // window: unacknowledged bytes stay below it
+            const Outgoing& o = outgoing_[m];
+            const double in_flight =
+                static_cast<double>(o.next_packet - std::min(o.next_packet, o.acked)) *
+                static_cast<double>(params_.mtu_bytes);
+            const double mtu = params_.mtu_bytes;
+            const double window = hpcc_on_ ? paced_[m].hpcc.w : paced_[m].swift.cwnd * mtu;
+            // At least one packet may be out: a window below a packet paces instead.
+            if (window > 0 && in_flight >= std::max(window, mtu) && o.resend == kNone)
+                continue;  // until an ACK
+        }
+        const Time t = paced_[m].next_send;
+        if (t <= now) {
+            nic.next = i;
+            return true;
+        }
+        at = std::min(at, t);
+    }
+    return false;
+}
+
+bool RdmaTransport::arm_timer(std::uint32_t m, Time now) {
+    Outgoing& o = outgoing_[m];
+    if (o.timer) return false;
+    o.timer = true;
+    o.last_progress = now;
+    return true;
+}
+
+std::uint32_t RdmaTransport::on_timer(std::uint32_t m, Time now, Time& next) {
+    Outgoing& o = outgoing_[m];
+    next = Time::never();
+    if (o.acked == packets_of(m)) {
+        o.timer = false;
+        return kNone;
+    }
+    // A fixed timer, as RC NICs run it (no exponential backoff; IRN's RTO is fixed too).
+    const Time due = o.last_progress + params_.retransmit_timeout;
+    if (now < due) {
+        next = due;
+        return kNone;
+    }
+    ++counters_.timeouts;
+    if (++o.retries > kRetryLimit) {  // the connection fails: the run will report it stalled
+        o.timer = false;
+        ++counters_.connections_failed;
+        return kNone;
+    }
+    // Resend everything unacknowledged, as an RC sender does after a timeout.
+    o.next_packet = std::min(o.next_packet, o.acked);
+    o.resend = kNone;
+    o.last_progress = now;
+    next = now + params_.retransmit_timeout;
+    reactivate(m);
+    return sender_channel(m);
+}
+
+}  // namespace clustersim

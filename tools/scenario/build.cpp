@@ -1,0 +1,406 @@
+#include "tools/scenario/build.hpp"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "models/routing/routing_policy.hpp"
+#include "topologies/rack_placement.hpp"
+#include "topologies/shortest_path_routes.hpp"
+#include "topologies/topology_kinds.hpp"
+
+#include "traffic/connection_matrix.hpp"
+#include "traffic/expert_load.hpp"
+#include "traffic/message_csv.hpp"
+#include "traffic/workload_kinds.hpp"
+
+namespace clustersim {
+
+TraceInput load_trace(const Scenario& s) {
+    TraceInput t;
+    if (s.workload.kind != "trace") return t;
+    if (s.workload.file.empty())
+        throw s.error_at("workload.kind",
+                         "a trace workload needs workload.file (expected a .cm or .csv path)");
+    const std::string ext = std::filesystem::path(s.workload.file).extension().string();
+    try {
+        if (ext == ".cm") {
+            auto cm = read_connection_matrix_file(s.workload.file);
+            t.nodes = cm.nodes;
+            t.workload = std::move(cm.workload);
+            return t;
+        }
+        if (ext == ".csv") {
+            auto list = read_message_csv_file(s.workload.file);
+            t.nodes = list.nodes;
+            t.workload = std::move(list.workload);
+            return t;
+        }
+    } catch (const InputError& e) {
+        // A file that cannot be read at all is the key's fault: point at where it is named.
+        if (e.line() == 0) throw s.error_at("workload.file", "'" + e.file() + "' " + e.what());
+        throw;
+    }
+    {
+        throw s.error_at("workload.file", fmt::format("unknown trace format '{}' (expected a .cm "
+                                                      "connection matrix or a .csv message list)",
+                                                      ext));
+    }
+    return t;
+}
+
+Topology build_topology(const Scenario& s, std::uint32_t endpoints_if_unset, bool counts_only) {
+    TopologyRequest r;
+    r.counts_only = counts_only;
+    r.kind = s.topology.kind;
+    r.fabric.switch_radix = s.topology.switch_radix;
+    r.fabric.link_rate = DataRate::from_gbps(s.network.link_rate_gbps);
+    r.fabric.link_delay = Time::from_ns(s.network.link_delay_ns);
+    r.fabric.switch_latency = Time::from_ns(s.network.switch_latency_ns);
+    r.fabric.port_buffer_bytes = s.network.port_buffer_bytes;
+    r.fabric.cut_through = s.network.cut_through;
+    r.oversubscription = s.topology.oversubscription;
+    r.endpoints = s.topology.endpoints_set ? s.topology.endpoints : endpoints_if_unset;
+    r.planes = s.topology.planes;
+    r.nics_per_node = s.cluster.nics_per_node;
+    r.nic_rate_gbps = s.cluster.nic_rate_gbps;
+    r.slimfly_q = s.topology.q;
+    r.dragonfly_a = s.topology.group_switches;
+    r.dragonfly_p = s.topology.endpoints_per_switch;
+    r.dragonfly_h = s.topology.global_links;
+    r.dragonfly_g = s.topology.groups;
+    try {
+        Topology t = clustersim::build_topology(r);
+        if (!counts_only) place_topology_in_racks(t, s.cost.rack_endpoints);
+        return t;
+    } catch (const KeyError& e) {
+        throw s.error_for(e);
+    }
+}
+
+CostBreakdown topology_cost(const Scenario& s, const Topology& t) {
+    PriceTable prices;
+    prices.cable_usd = s.cost.cable_usd;
+    if (s.cost.switch_usd >= 0) prices.switch_usd[s.topology.switch_preset] = s.cost.switch_usd;
+    try {
+        return fabric_cost(t.inventory, s.topology.switch_preset, prices);
+    } catch (const KeyError& e) {
+        throw s.error_for(e);
+    }
+}
+
+NodeSpec node_spec(const Scenario& s) {
+    const NodePreset& n = s.cluster.preset;
+    NodeSpec spec;
+    spec.gpus = n.gpus;
+    spec.nics = n.nics;
+    const double pcie_gt_per_lane =
+        n.pcie_generation >= 5 ? 32.0 : (n.pcie_generation == 4 ? 16.0 : 8.0);
+    const double pcie_gbytes =
+        pcie_gt_per_lane * n.pcie_lanes * 128.0 / 130.0 / 8.0 * n.pcie_efficiency;
+    spec.pcie_rate = DataRate::from_gigabytes_per_s(pcie_gbytes);
+    spec.pcie_latency = Time::from_ns(n.pcie_latency_ns + s.cluster.socket_crossing_ns);
+    if (n.scale_up == "nvswitch") {
+        spec.scale_up_rate =
+            DataRate::from_gigabytes_per_s(n.nvlink_gbytes_per_s * n.nvlink_efficiency);
+        spec.scale_up_link_latency = Time::from_ns(n.nvlink_latency_ns);
+        spec.scale_up_switch_latency = Time::from_ns(n.nvswitch_latency_ns);
+    } else {  // peers over the PCIe switch
+        spec.scale_up_rate = spec.pcie_rate;
+        spec.scale_up_link_latency = spec.pcie_latency;
+        spec.scale_up_switch_latency = Time::zero();
+    }
+    spec.nic_latency = Time::from_ns(s.cluster.nic_latency_ns);
+    spec.buffer_bytes = n.internal_buffer_bytes;
+    spec.pxn = find_topology_kind(s.topology.kind)->pxn;
+    spec.nic_spray = s.cluster.nic_spray;
+    const bool gpu = s.workload.gpu_initiated;
+    spec.rdma_message_overhead = Time::from_ns(s.cluster.message_overhead_ns);
+    spec.rdma_issue = Time::from_ns(s.cluster.issue_ns);
+    spec.scale_up_message_overhead =
+        Time::from_ns(gpu ? n.nvlink_gpu_message_overhead_ns : n.nvlink_message_overhead_ns);
+    spec.scale_up_issue = Time::from_ns(gpu ? n.nvlink_gpu_issue_ns : n.nvlink_cpu_issue_ns);
+    return spec;
+}
+
+namespace {
+std::uint32_t nics_for_trace(const Scenario& s, std::uint32_t trace_gpus) {
+    const std::uint32_t gpus = s.cluster.gpus_per_node, nics = s.cluster.nics_per_node;
+    return trace_gpus == 0 ? 0 : (trace_gpus + gpus - 1) / gpus * nics;
+}
+}  // namespace
+
+FabricPlan plan_fabric(const Scenario& s, std::uint32_t trace_gpus) {
+    FabricPlan f{build_topology(s, nics_for_trace(s, trace_gpus), true)};
+    const Inventory& inv = f.fabric.inventory;
+    if (!inv.constructible)
+        throw s.error_at("topology.q", inv.note + " (expected a constructible size to simulate)");
+    f.fabric_switches = inv.switches;
+    f.fabric_cables = inv.switch_links + inv.endpoint_links;
+    f.edge_switches = inv.tiers.empty() ? inv.switches : inv.tiers.front().switches;
+    f.endpoints = inv.endpoints;
+    f.switches = f.fabric_switches;
+    f.cables = f.fabric_cables;
+    const std::uint32_t lanes = virtual_lanes(s, f.fabric);
+    f.lanes = lanes;
+    const std::uint64_t per_lane = s.network.port_buffer_bytes / lanes;
+    if (per_lane < static_cast<std::uint64_t>(s.network.mtu_bytes) + s.network.header_bytes)
+        throw s.error_at(
+            "network.port_buffer_bytes",
+            fmt::format("{} bytes split over {} virtual lanes cannot hold one packet per lane "
+                        "(expected at least {})",
+                        s.network.port_buffer_bytes, lanes,
+                        lanes * (s.network.mtu_bytes + s.network.header_bytes)));
+    const std::uint64_t packet_bytes =
+        static_cast<std::uint64_t>(s.network.mtu_bytes) + s.network.header_bytes;
+    if (!s.cluster.bare && s.cluster.preset.internal_buffer_bytes < packet_bytes)
+        throw s.error_at(
+            "network.mtu_bytes",
+            fmt::format("a {}-byte packet does not fit the {} node's internal buffers of {} bytes "
+                        "(expected mtu_bytes + header_bytes at most {})",
+                        packet_bytes, s.cluster.node, s.cluster.preset.internal_buffer_bytes,
+                        s.cluster.preset.internal_buffer_bytes));
+    if (s.cluster.bare) {
+        if (find_topology_kind(s.topology.kind)->needs_node_model)
+            throw s.error_at(
+                "cluster.node",
+                fmt::format("a {} fabric needs the node model to carry traffic between "
+                            "planes or ports (expected a node preset such as h800)",
+                            s.topology.kind));
+        return f;
+    }
+    const NodeSpec spec = node_spec(s);
+    try {
+        const std::uint64_t nodes = node_count(inv.endpoints, spec);
+        f.node_model = true;
+        f.endpoints = nodes * spec.gpus;
+        f.switches += inv.endpoints + nodes * (node_switches(spec) - spec.nics);
+        f.cables += nodes * node_cables(spec);
+    } catch (const KeyError& e) {
+        throw s.error_for(e);
+    }
+    return f;
+}
+
+SimulatedFabric build_simulated_fabric(const Scenario& s, std::uint32_t trace_gpus) {
+    const FabricPlan plan = plan_fabric(s, trace_gpus);  // every check, before building
+    SimulatedFabric f{build_topology(s, nics_for_trace(s, trace_gpus)), {}, std::nullopt, {}};
+    f.routes = shortest_path_routes(f.fabric.graph);
+    if (!plan.node_model) return f;
+    try {
+        f.expanded = expand_nodes(f.fabric, node_spec(s), f.layout);
+    } catch (const KeyError& e) {
+        throw s.error_for(e);
+    }
+    return f;
+}
+
+std::uint32_t virtual_lanes(const Scenario& s, const Topology& fabric) {
+    if (s.network.virtual_lanes != 0) return s.network.virtual_lanes;
+    // A detour through an intermediate switch is two minimal routes: twice the lanes.
+    const bool detours =
+        routing_policies()[s.network.routing_policy].non_minimal != NonMinimal::Never;
+    return std::min(kMaxVirtualLanes, fabric.virtual_lanes * (detours ? 2 : 1));
+}
+
+NetworkParams network_params(const Scenario& s, const Topology& fabric) {
+    NetworkParams p;
+    p.mtu_bytes = s.network.mtu_bytes;
+    p.header_bytes = s.network.header_bytes;
+    p.flow_control = s.network.flow_control;
+    p.seed = s.seed;
+    p.extra_latency = Time::from_us(s.network.extra_latency_us);
+    p.routing.policy = s.network.routing_policy;
+    p.routing.ecmp_salted = s.network.ecmp_salted;
+    p.routing.spray_round_robin = s.network.spray_round_robin;
+    p.routing.flowlet_gap =
+        Time::from_ps(static_cast<std::int64_t>(s.network.flowlet_gap_ns) * 1000);
+    p.routing.adaptive_two_choices = s.network.adaptive_two_choices;
+    p.routing.ugal_global = s.network.ugal_global;
+    p.retransmission =
+        s.network.go_back_n ? Retransmission::GoBackN : Retransmission::SelectiveRepeat;
+    p.ack_every = s.network.ack_every;
+    p.retransmit_timeout = Time::from_us(s.network.retransmit_timeout_us);
+    p.complete_on_ack = s.sim.complete_on_ack;
+    p.pfc_alpha = s.network.pfc_alpha;
+    p.sample_period = Time::from_us(s.sim.sample_us);
+    p.sample_rows = s.sim.sample_rows;
+    const auto& n = s.network;
+    p.congestion_control = n.congestion_control == "dcqcn"   ? CongestionControl::Dcqcn
+                           : n.congestion_control == "hpcc"  ? CongestionControl::Hpcc
+                           : n.congestion_control == "swift" ? CongestionControl::Swift
+                                                             : CongestionControl::None;
+    p.ecn_kmin_bytes = n.ecn_kmin_bytes;
+    p.ecn_kmax_bytes = n.ecn_kmax_bytes;
+    p.ecn_pmax = n.ecn_pmax;
+    p.swift.target = Time::from_us(n.swift_target_us);
+    p.hpcc.eta = n.hpcc_eta;
+    p.hpcc.max_stage = n.hpcc_max_stage;
+    p.hpcc.base_rtt = Time::from_us(n.hpcc_base_rtt_us);
+    p.hpcc.ai_bps = n.hpcc_ai_mbps * 1e6;
+    p.dcqcn.ai_bps = n.dcqcn_ai_mbps * 1e6;
+    p.dcqcn.hai_bps = n.dcqcn_hai_mbps * 1e6;
+    p.dcqcn.increase_period = Time::from_us(n.dcqcn_timer_us);
+    p.dcqcn.byte_counter = n.dcqcn_byte_counter_bytes;
+    p.dcqcn.g = n.dcqcn_g;
+    p.dcqcn.cnp_interval = Time::from_us(n.dcqcn_cnp_interval_us);
+    p.virtual_lanes = virtual_lanes(s, fabric);
+    return p;
+}
+
+const WorkloadKind& validate_workload(const Scenario& s) {
+    const auto& w = s.workload;
+    std::string names;
+    for (const auto& k : workload_kinds())
+        names += (names.empty() ? "" : ", ") + std::string(k.name);
+    if (w.kind.empty())
+        throw s.error_at("workload.kind", fmt::format("missing (expected one of: {})", names));
+    const WorkloadKind* kind = find_workload_kind(w.kind);
+    if (!kind)
+        throw s.error_at(
+            "workload.kind",
+            fmt::format("unsupported value '{}' (expected one of: {})", w.kind, names));
+    if (kind->needs_message_bytes && w.message_bytes == 0)
+        throw s.error_at(
+            "workload.message_bytes",
+            fmt::format("missing: workload '{}' needs a message size (expected e.g. 2MiB)",
+                        w.kind));
+    return *kind;
+}
+
+Workload build_workload(const Scenario& s, std::uint32_t endpoints, TraceInput trace) {
+    const auto& w = s.workload;
+    const WorkloadKind* kind = &validate_workload(s);
+    WorkloadRequest r;
+    r.endpoints = endpoints;
+    r.message_bytes = w.message_bytes;
+    r.start = Time::from_us(w.start_us);
+    r.seed = s.seed;
+    r.destination = w.destination;
+    r.senders = w.senders;
+    r.tree = w.algorithm == "tree";
+    if (w.kind == "trace") {
+        r.trace = &trace.workload;
+        r.trace_nodes = trace.nodes;
+    }
+    std::optional<MoeRunSpec> moe;
+    if (w.kind == "moe") {
+        moe = moe_run_spec(s, endpoints);
+        r.moe = &*moe;
+    }
+    try {
+        return kind->build(r);
+    } catch (const KeyError& e) {
+        throw s.error_for(e);
+    }
+}
+
+GatingParams moe_gating_params(const Scenario& s) {
+    const auto& w = s.workload;
+    GatingParams g;
+    g.kind = w.gating == "zipf"         ? GatingKind::Zipf
+             : w.gating == "hot"        ? GatingKind::Hot
+             : w.gating == "worst-case" ? GatingKind::WorstCase
+             : w.gating == "trace"      ? GatingKind::Trace
+                                        : GatingKind::Uniform;
+    if (g.kind == GatingKind::Trace) {
+        if (w.expert_load_file.empty())
+            throw s.error_at("workload.gating",
+                             "trace gating needs workload.expert_load_file (expected a CSV of "
+                             "expert,load lines)");
+        try {
+            g.recorded_load = read_expert_load_file(
+                w.expert_load_file, s.model.preset.routed_experts, s.model.preset.top_k);
+        } catch (const InputError& e) {
+            if (e.line() == 0)
+                throw s.error_at("workload.expert_load_file", "'" + e.file() + "' " + e.what());
+            throw;
+        }
+    }
+    g.zipf_s = w.zipf_s;
+    g.hot_experts = std::min(w.hot_experts, s.model.preset.routed_experts);
+    g.hot_factor = w.hot_factor;
+    g.max_nodes_per_token = w.max_nodes_per_token;
+    g.affinity_groups = std::min(w.affinity_groups, s.model.preset.routed_experts);
+    g.affinity_factor = w.affinity_factor;
+    g.seed = s.seed;
+    return g;
+}
+
+MoeTrafficParams moe_traffic_params(const Scenario& s) {
+    const auto& w = s.workload;
+    MoeTrafficParams t;
+    t.mode = w.normal_mode ? MoeMode::Normal : MoeMode::LowLatency;
+    t.tokens_per_gpu = w.tokens_per_gpu;
+    t.shared_expert_remote = w.shared_expert_remote;
+    t.intranode_via_rdma = w.intranode_via_rdma;
+    return t;
+}
+
+ExpertPlacement moe_placement(const Scenario& s) {
+    const MoeModel& m = s.model.preset;
+    const auto& w = s.workload;
+    const GatingParams g = moe_gating_params(s);
+    if (w.expert_placement == "coactivation") {
+        if (m.routed_experts > kMaxCoactivationExperts)
+            throw s.error_at("workload.expert_placement",
+                             fmt::format("co-activation placement counts expert pairs: {} routed "
+                                         "experts (expected at most {})",
+                                         m.routed_experts, kMaxCoactivationExperts));
+        try {
+            return place_experts_by_coactivation(m, w.redundant_experts, w.ep_size,
+                                                 s.cluster.gpus_per_node, g);
+        } catch (const std::invalid_argument& e) {
+            throw s.error_at("workload.expert_placement", e.what());
+        }
+    }
+    const std::vector<std::uint32_t> order = w.expert_placement == "round-robin"
+                                                 ? round_robin_order(m.routed_experts, w.ep_size)
+                                                 : std::vector<std::uint32_t>{};
+    return place_experts(m.routed_experts, w.redundant_experts, w.ep_size, s.cluster.gpus_per_node,
+                         expert_weights(m.routed_experts, g), order);
+}
+
+MoeRunSpec moe_run_spec(const Scenario& s, std::uint32_t endpoints) {
+    const auto& w = s.workload;
+    if (!s.model.set)
+        throw s.error_at("workload.kind", "a moe workload needs a model (expected model.name)");
+    const std::uint64_t gpus = std::uint64_t{w.ep_size} * w.ep_groups;
+    if (gpus > endpoints)
+        throw s.error_at(
+            s.positions.count("workload.ep_groups") ? "workload.ep_groups" : "workload.ep_size",
+            fmt::format("{} EP groups of {} ranks need {} GPUs but the fabric has {} "
+                        "(expected at most {}, or a larger topology.endpoints)",
+                        w.ep_groups, w.ep_size, gpus, endpoints, endpoints));
+    MoeRunSpec spec;
+    spec.phase = w.phase == "decode"    ? MoePhase::Decode
+                 : w.phase == "prefill" ? MoePhase::Prefill
+                                        : MoePhase::Training;
+    spec.model = s.model.preset;
+    spec.placement = moe_placement(s);
+    spec.gating = moe_gating_params(s);
+    spec.traffic = moe_traffic_params(s);
+    const NodePreset& n = s.cluster.preset;
+    spec.gpu.matmul_flops_per_s = (n.fp8_tflops > 0 ? n.fp8_tflops : n.bf16_tflops) * 1e12 * n.mfu;
+    spec.gpu.attention_flops_per_s = n.bf16_tflops * 1e12 * n.mfu;
+    spec.gpu.hbm_bytes_per_s = n.hbm_gbytes_per_s * 1e9 * n.hbm_efficiency;
+    spec.micro_batches = w.micro_batches;
+    spec.groups = w.ep_groups;
+    spec.spread = w.ep_spread;
+    spec.simulated_layers = std::min(w.simulated_layers, spec.model.moe_layers());
+    spec.kv_length = w.kv_length;
+    spec.gpu_sms = n.sms;
+    spec.comm_sms = w.comm_sms;
+    spec.seed = s.seed;
+    return spec;
+}
+
+MoeRun build_moe(const Scenario& s, std::uint32_t endpoints) {
+    try {
+        return build_moe_run(moe_run_spec(s, endpoints));
+    } catch (const std::invalid_argument& e) {
+        throw s.error_at("workload.gating", e.what());
+    }
+}
+
+}  // namespace clustersim

@@ -1,0 +1,78 @@
+#pragma once
+// Turns a validated scenario into the objects a run needs: topology, network parameters,
+// workload. Limits found here (a topology too large, a trace naming missing endpoints) become
+// InputErrors that point at the scenario key responsible.
+#include <optional>
+#include "models/network/network.hpp"
+#include "models/dag/workload.hpp"
+#include "tools/scenario/scenario.hpp"
+
+#include "models/forwarding/forwarding_tables.hpp"
+#include "models/network/node_layout.hpp"
+#include "topologies/cost_model.hpp"
+#include "topologies/node_expansion.hpp"
+#include "topologies/topology.hpp"
+#include "traffic/moe_workload.hpp"
+#include "traffic/workload_kinds.hpp"
+
+namespace clustersim {
+
+struct TraceInput {
+    std::uint32_t nodes = 0;
+    Workload workload;
+};
+
+/// Reads `workload.file` (.cm or .csv) once; empty when the workload is not a trace.
+TraceInput load_trace(const Scenario& s);
+/// `counts_only`: inventory, planes and lanes from the formulas, no graph (TopologyRequest).
+Topology build_topology(const Scenario& s, std::uint32_t endpoints_if_unset = 0,
+                        bool counts_only = false);
+CostBreakdown topology_cost(const Scenario& s, const Topology& t);
+
+/// What `run` simulates: the fabric, its forwarding tables, and (unless cluster.node is none)
+/// the fabric expanded with the node model, whose endpoints are GPUs.
+struct SimulatedFabric {
+    Topology fabric;
+    ForwardingTables routes;
+    std::optional<Topology> expanded;
+    NodeLayout layout;
+    const Topology& simulated() const { return expanded ? *expanded : fabric; }
+    const NodeLayout* node_layout() const { return expanded ? &layout : nullptr; }
+    std::uint32_t endpoints() const { return simulated().graph.endpoint_count(); }
+};
+NodeSpec node_spec(const Scenario& s);
+/// The GPUs the workload needs when topology.endpoints is not set: a MoE step's EP groups, a
+/// trace's nodes, else 0 (the topology's maximum).
+inline std::uint32_t workload_gpus(const Scenario& s, const TraceInput& trace) {
+    return s.workload.kind == "moe" ? s.workload.ep_size * s.workload.ep_groups : trace.nodes;
+}
+
+/// What build_simulated_fabric would build, counted from formulas after all its checks.
+struct FabricPlan {
+    Topology fabric;  // counts only: inventory, planes and lanes, no graph
+    std::uint32_t lanes = 1;
+    bool node_model = false;
+    std::uint64_t fabric_switches = 0, fabric_cables = 0;
+    std::uint64_t edge_switches = 0;  // fabric switches endpoints attach to (forwarding tables)
+    std::uint64_t endpoints = 0;      // simulated: GPUs with the node model, else NICs
+    std::uint64_t switches = 0, cables = 0;  // simulated, node model included
+};
+/// `trace_gpus`: the GPU count a trace needs, used when topology.endpoints is not set.
+FabricPlan plan_fabric(const Scenario& s, std::uint32_t trace_gpus);
+SimulatedFabric build_simulated_fabric(const Scenario& s, std::uint32_t trace_gpus);
+NetworkParams network_params(const Scenario& s, const Topology& fabric);
+/// Lanes per link: network.virtual_lanes, else what the topology's minimal routes need (twice
+/// that for valiant and ugal).
+std::uint32_t virtual_lanes(const Scenario& s, const Topology& fabric);
+/// The workload's cheap checks (kind known, message size given), before anything is built.
+const WorkloadKind& validate_workload(const Scenario& s);
+Workload build_workload(const Scenario& s, std::uint32_t endpoints, TraceInput trace);
+/// The moe decode step's DAG and where its all-to-alls are (workload.kind: moe).
+MoeRunSpec moe_run_spec(const Scenario& s, std::uint32_t endpoints);
+GatingParams moe_gating_params(const Scenario& s);
+MoeTrafficParams moe_traffic_params(const Scenario& s);
+/// Experts over the EP ranks: contiguous, with workload.redundant_experts extra copies.
+ExpertPlacement moe_placement(const Scenario& s);
+MoeRun build_moe(const Scenario& s, std::uint32_t endpoints);
+
+}  // namespace clustersim

@@ -1,0 +1,212 @@
+#include "tools/scenario/estimate.hpp"
+
+#include <fmt/format.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "models/dag/dag_runtime.hpp"
+#include "models/fabric/fabric.hpp"
+#include "models/forwarding/forwarding.hpp"
+#include "models/network/port_graph.hpp"
+#include "models/transport/rdma_transport.hpp"
+#include "sim/event.hpp"
+
+namespace clustersim {
+namespace {
+
+std::uint64_t saturating_mul(std::uint64_t a, std::uint64_t b) {
+    return b != 0 && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
+std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) {
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+// A PortGraph of s switches, c cables, e endpoints: its vectors, offsets included.
+std::uint64_t graph_bytes(std::uint64_t s, std::uint64_t c, std::uint64_t e) {
+    return s * sizeof(SwitchInfo) + c * sizeof(PortGraph::Cable) + 2 * c * sizeof(Channel) +
+           (s + e + 1) * sizeof(std::uint32_t);
+}
+
+// Boost's adjacency_list<vecS, vecS, undirectedS> built for route computation: a vertex is a
+// vector header, an edge a node in the edge list (two pointers and the pair) plus one
+// out-edge record at each end.
+constexpr std::uint64_t kBoostVertexBytes = 3 * sizeof(void*);
+constexpr std::uint64_t kBoostEdgeBytes = 4 * sizeof(void*) + 2 * 2 * sizeof(void*);
+
+}  // namespace
+
+WorkloadSize workload_size(const Scenario& s, std::uint64_t endpoints, const Workload* built,
+                           std::uint64_t& packets) {
+    const std::uint64_t mtu = std::max<std::uint64_t>(1, s.network.mtu_bytes);
+    auto packets_of = [mtu](std::uint64_t bytes) { return bytes == 0 ? 0 : (bytes - 1) / mtu + 1; };
+    const WorkloadKind* kind = find_workload_kind(s.workload.kind);
+    if (kind && kind->size && !built) {
+        WorkloadRequest r;
+        r.endpoints = static_cast<std::uint32_t>(std::min<std::uint64_t>(endpoints, UINT32_MAX));
+        r.message_bytes = s.workload.message_bytes;
+        r.senders = s.workload.senders;
+        r.tree = s.workload.algorithm == "tree";
+        const WorkloadSize w = kind->size(r);
+        packets = saturating_mul(w.messages, packets_of(w.message_bytes));
+        return w;
+    }
+    WorkloadSize w;
+    packets = 0;
+    if (!built) return w;
+    w.messages = built->messages.size();
+    w.dependencies = built->dependencies.size();
+    w.computes = built->computes.size();
+    w.joins = built->joins.size();
+    for (const auto& m : built->messages) {
+        packets = saturating_add(packets, packets_of(m.bytes));
+        w.message_bytes = std::max(w.message_bytes, m.bytes);
+    }
+    return w;
+}
+
+RunEstimate estimate_run(const Scenario& s, const FabricPlan& f, const WorkloadSize& w,
+                         std::uint64_t packets) {
+    RunEstimate e;
+    e.messages = w.messages;
+    e.packets = packets;
+    const std::uint64_t mtu = std::max<std::uint64_t>(1, s.network.mtu_bytes);
+    e.largest_message_packets = w.message_bytes == 0 ? 0 : (w.message_bytes - 1) / mtu + 1;
+    // Links on the longest path: the fabric's switches plus one, and inside nodes the hub,
+    // PCIe and NIC hops at both ends.
+    const std::uint64_t links = f.fabric.inventory.max_hops + 1 + (f.node_model ? 4 : 0);
+    const long double events =
+        static_cast<long double>(packets) * 2 * links + 2.0L * static_cast<long double>(w.messages);
+    e.events = events > 1.8e19L ? UINT64_MAX : static_cast<std::uint64_t>(events);
+
+    const bool pfc = s.network.flow_control == FlowControl::Pfc;
+    const std::uint64_t channels = 2 * f.cables;
+    e.fabric_bytes = graph_bytes(f.fabric_switches, f.fabric_cables, f.fabric.inventory.endpoints) +
+                     (f.node_model ? graph_bytes(f.switches, f.cables, f.endpoints) : 0) +
+                     channels * Fabric::bytes_per_channel(pfc) +
+                     f.switches * Fabric::bytes_per_switch(pfc) +
+                     Forwarding::memory_bytes(f.fabric_switches, f.switches, channels, f.endpoints,
+                                              s.network.routing == "flowlet") +
+                     (f.node_model ? f.switches * 8 + f.endpoints * 8 : 0);  // node layout
+    e.routes_bytes = saturating_mul(f.fabric_switches, f.edge_switches) * sizeof(std::uint32_t) +
+                     f.fabric_switches * (kBoostVertexBytes + 4 * sizeof(std::uint32_t)) +
+                     f.fabric.inventory.switch_links * kBoostEdgeBytes;
+
+    const bool reliable = network_params(s, f.fabric).reliable();
+    const bool paced = s.network.congestion_control != "none";
+    const std::uint64_t per_message = sizeof(MessageSpec) +
+                                      RdmaTransport::bytes_per_message(reliable, paced) +
+                                      sizeof(MessageState) +  // the result's copy
+                                      DagRuntime::kBytesPerMessage;
+    const std::uint64_t per_compute = sizeof(ComputeSpec) + sizeof(ComputeState) + 8;
+    const std::uint64_t per_join = sizeof(JoinSpec) + DagRuntime::bytes_per_join();
+    // The workload's vectors grow by doubling while it is built: count half a spare slot each.
+    const std::uint64_t built_bytes = saturating_mul(w.messages, sizeof(MessageSpec)) +
+                                      saturating_mul(w.dependencies, sizeof(Dependency)) +
+                                      saturating_mul(w.computes, sizeof(ComputeSpec)) +
+                                      saturating_mul(w.joins, sizeof(JoinSpec));
+    e.workload_bytes = saturating_add(
+        saturating_add(
+            saturating_mul(w.messages, per_message),
+            saturating_mul(w.dependencies, sizeof(Dependency) + DagRuntime::kBytesPerDependency)),
+        saturating_add(saturating_mul(w.computes, per_compute) + saturating_mul(w.joins, per_join),
+                       built_bytes / 2));
+
+    // Packets alive at once: at most the packets of the run, and at most what every port's
+    // buffer holds (a lossless fabric cannot hold more; a lossy one drops the rest).
+    const std::uint64_t packet_wire =
+        std::max<std::uint64_t>(1, std::uint64_t{s.network.mtu_bytes} + s.network.header_bytes);
+    const std::uint64_t fabric_channels = 2 * f.fabric_cables;
+    std::uint64_t buffered =
+        saturating_mul(fabric_channels, s.network.port_buffer_bytes / packet_wire);
+    if (f.node_model)
+        buffered = saturating_add(
+            buffered, saturating_mul(channels - fabric_channels,
+                                     s.cluster.preset.internal_buffer_bytes / packet_wire));
+    const std::uint64_t alive = std::min(packets, buffered);
+    // A ring buffer holds between one and two slots per packet (it doubles when full).
+    e.packet_bytes = saturating_mul(alive, 3 * sizeof(Packet) / 2 + sizeof(Event)) +
+                     channels * sizeof(Event);  // a pending event per port at most
+    return e;
+}
+
+std::uint64_t memory_limit_bytes(const Scenario& s) {
+    if (s.sim.max_memory_gb > 0) return static_cast<std::uint64_t>(s.sim.max_memory_gb * 1e9);
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page <= 0) return UINT64_MAX;
+    return static_cast<std::uint64_t>(pages) / 4 * 3 * static_cast<std::uint64_t>(page);
+}
+
+std::uint64_t peak_memory_bytes() {
+    rusage u{};
+    if (getrusage(RUSAGE_SELF, &u) != 0 || u.ru_maxrss <= 0) return 0;
+    return static_cast<std::uint64_t>(u.ru_maxrss) * 1024;  // Linux counts kilobytes
+}
+
+std::string format_bytes(std::uint64_t bytes) {
+    const auto b = static_cast<double>(bytes);
+    if (bytes >= 1000000000ull) return fmt::format("{:.2f} GB", b / 1e9);
+    if (bytes >= 1000000ull) return fmt::format("{:.1f} MB", b / 1e6);
+    return fmt::format("{:.0f} kB", b / 1e3);
+}
+
+void check_run_limits(const Scenario& s, const RunEstimate& e) {
+    // Packet sequence numbers are 32 bits, as RoCE's PSNs are 24.
+    if (e.largest_message_packets > UINT32_MAX) {
+        const std::string key = s.positions.count("network.mtu_bytes") ? "network.mtu_bytes"
+                                : s.workload.kind == "trace"           ? "workload.file"
+                                                                       : "workload.message_bytes";
+        throw s.error_at(key, fmt::format("a message of {} packets of {} bytes is more than the "
+                                          "2^32 - 1 packets one message may have (expected "
+                                          "smaller messages or a larger MTU)",
+                                          e.largest_message_packets, s.network.mtu_bytes));
+    }
+    if (e.messages > TaskRef::kMaxIndex)
+        throw s.error_at("workload.kind",
+                         fmt::format("the workload is {} messages, more than the {} one run "
+                                     "holds (expected a smaller workload or topology.endpoints)",
+                                     e.messages, TaskRef::kMaxIndex));
+    if (s.sim.max_events > 0 && e.events > s.sim.max_events)
+        throw s.error_at("sim.max_events",
+                         fmt::format("the run needs about {} events for {} packets (expected at "
+                                     "most {}, or a larger sim.max_events)",
+                                     e.events, e.packets, s.sim.max_events));
+    const std::uint64_t limit = memory_limit_bytes(s);
+    if (e.memory_bytes() <= limit) return;
+    // Blame what the user set that sized the larger part: the limit itself if they set it,
+    // else the workload's size or the fabric's.
+    const bool workload = e.workload_bytes + e.packet_bytes > e.fabric_bytes + e.routes_bytes;
+    std::string key = "sim.max_memory_gb";
+    if (!s.positions.count(key)) {
+        const char* fabric_keys[] = {"topology.endpoints", "topology.q", "topology.groups",
+                                     "topology.switch_radix", "topology.kind"};
+        // Messages drive the workload's part, message sizes the packets'.
+        const char* workload_keys[] = {"workload.kind", "workload.message_bytes"};
+        if (e.packet_bytes > e.workload_bytes) std::swap(workload_keys[0], workload_keys[1]);
+        key = workload ? "workload.kind" : "topology.kind";
+        if (workload) {
+            for (const char* k : workload_keys)
+                if (s.positions.count(k)) {
+                    key = k;
+                    break;
+                }
+        } else {
+            for (const char* k : fabric_keys)
+                if (s.positions.count(k)) {
+                    key = k;
+                    break;
+                }
+        }
+    }
+    throw s.error_at(
+        key, fmt::format("the run needs about {} (fabric {}, routes {}, workload {}, packets "
+                         "{}), more than the {} allowed (expected a smaller {}, or a larger "
+                         "sim.max_memory_gb)",
+                         format_bytes(e.memory_bytes()), format_bytes(e.fabric_bytes),
+                         format_bytes(e.routes_bytes), format_bytes(e.workload_bytes),
+                         format_bytes(e.packet_bytes), format_bytes(limit),
+                         workload ? "workload" : "fabric"));
+}
+
+}  // namespace clustersim

@@ -1,0 +1,54 @@
+#pragma once
+// What a run will cost, counted from formulas before anything is built: messages, packets and
+// events, and the memory of the fabric, its routes, the workload and the packets in flight.
+// `check` and `topo` show it; `run` refuses a scenario whose estimate is over sim.max_events or
+// sim.max_memory_gb, pointing at the key that sized it.
+#include <cstdint>
+
+#include "models/dag/workload.hpp"
+#include "tools/scenario/scenario.hpp"
+#include "tools/scenario/build.hpp"
+#include "traffic/workload_kinds.hpp"
+
+namespace clustersim {
+
+struct RunEstimate {
+    std::uint64_t messages = 0;
+    std::uint64_t packets = 0;
+    std::uint64_t events = 0;  // an upper bound: two per link a packet crosses, two per message
+    std::uint64_t largest_message_packets = 0;
+    // Memory, by part.
+    std::uint64_t fabric_bytes = 0;    // port graphs, links, ports, node model, forwarding state
+    std::uint64_t routes_bytes = 0;    // forwarding tables and the graph computing them
+    std::uint64_t workload_bytes = 0;  // messages, dependencies, transport and result state
+    std::uint64_t packet_bytes = 0;    // packets queued and in flight, and their events
+    std::uint64_t memory_bytes() const {
+        return kBaseBytes + fabric_bytes + routes_bytes + workload_bytes + packet_bytes;
+    }
+    // The process before it builds anything: code, the hardware catalogue, the allocator.
+    // Measured: `check` of a 32-NIC scenario peaks at 5.6 MB (docs/performance.md).
+    static constexpr std::uint64_t kBaseBytes = std::uint64_t{6} << 20;
+};
+
+/// The workload's size: its kind's formula when it has one, else counted from `built` (a
+/// trace or MoE step, which are built before the fabric and are small next to it).
+WorkloadSize workload_size(const Scenario& s, std::uint64_t endpoints, const Workload* built,
+                           std::uint64_t& packets);
+
+RunEstimate estimate_run(const Scenario& s, const FabricPlan& f, const WorkloadSize& w,
+                         std::uint64_t packets);
+
+/// sim.max_memory_gb, else three quarters of this machine's memory, in bytes.
+std::uint64_t memory_limit_bytes(const Scenario& s);
+
+/// Refuses a run whose estimate exceeds sim.max_events or the memory limit, blaming the key
+/// the user set that sized it (the limit's own key when the user set that).
+void check_run_limits(const Scenario& s, const RunEstimate& e);
+
+/// The process's peak resident memory so far, as the OS counts it (0 if unknown).
+std::uint64_t peak_memory_bytes();
+
+/// "1.24 GB"-style text for estimates.
+std::string format_bytes(std::uint64_t bytes);
+
+}  // namespace clustersim

@@ -1,0 +1,108 @@
+#include "tools/scenario/results_csv.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace clustersim {
+
+NicLoad nic_load(const Topology& fabric, const Topology& simulated, const SimulationResult& r) {
+    const auto fabric_ch = fabric.graph.channels();
+    const auto sim_ch = simulated.graph.channels();
+    const std::uint32_t nics = fabric.graph.endpoint_count();
+    NicLoad l{std::vector<std::uint64_t>(nics, 0), std::vector<std::uint64_t>(nics, 0),
+              std::vector<double>(nics, 0)};
+    for (std::uint32_t c = 0; c < fabric_ch.size(); ++c) {
+        const Channel& ch = fabric_ch[c];
+        if (ch.from.kind != NodeKind::Switch || ch.to.kind != NodeKind::Endpoint) continue;
+        l.received[ch.to.index] += r.channels[c].bytes;
+        l.sent[ch.to.index] += r.channels[sim_ch[c].reverse].bytes;
+        l.rate_bps[ch.to.index] += static_cast<double>(ch.rate.bps());
+    }
+    return l;
+}
+
+std::string node_tier(const Topology& fabric, const Topology& simulated, const NodeLayout* layout,
+                      NodeRef n) {
+    if (n.kind == NodeKind::Endpoint) return layout ? "gpu" : "nic";
+    if (layout) {
+        switch (layout->role[n.index]) {
+            case SwitchRole::Fabric:
+                break;
+            case SwitchRole::GpuHub:
+                return "gpu-hub";
+            case SwitchRole::ScaleUp:
+                return "scale-up";
+            case SwitchRole::Nic:
+                return "nic";
+        }
+    }
+    const std::uint32_t tier = simulated.graph.switches()[n.index].tier;
+    const auto& tiers = fabric.inventory.tiers;
+    return tier < tiers.size() ? tiers[tier].name : fmt::format("tier{}", tier);
+}
+
+std::string links_csv(const Topology& fabric, const Topology& simulated, const NodeLayout* layout,
+                      const SimulationResult& r) {
+    std::string out =
+        "channel,from,to,tier,rate_gbps,bytes,utilisation,max_queue_bytes,pauses,paused_us,drops,"
+        "ecn_marks\n";
+    const auto channels = simulated.graph.channels();
+    auto name = [](NodeRef n) {
+        return fmt::format("{}{}", n.kind == NodeKind::Switch ? "switch:" : "endpoint:", n.index);
+    };
+    for (std::uint32_t c = 0; c < channels.size(); ++c) {
+        const Channel& ch = channels[c];
+        const ChannelUsage& u = r.channels[c];
+        out += fmt::format("{},{},{},{}-{},{},{},{:.6f},{},{},{:.6f},{},{}\n", c, name(ch.from),
+                           name(ch.to), node_tier(fabric, simulated, layout, ch.from),
+                           node_tier(fabric, simulated, layout, ch.to), ch.rate.gbps(), u.bytes,
+                           u.utilisation, u.max_queue_bytes, u.pauses, u.paused.us(), u.drops,
+                           u.ecn_marks);
+    }
+    return out;
+}
+
+std::string nics_csv(const Topology& fabric, const Topology& simulated, const NodeLayout* layout,
+                     const Workload& w, const SimulationResult& r, std::uint32_t nics_per_node,
+                     std::uint32_t gpus_per_node) {
+    std::string out = "kind,index,node,bytes_sent,bytes_received,busy_us\n";
+    const auto sim_ch = simulated.graph.channels();
+    const std::uint32_t nics = fabric.graph.endpoint_count();
+    const NicLoad load = nic_load(fabric, simulated, r);
+    const auto& sent = load.sent;
+    const auto& received = load.received;
+    const auto& rate_bps = load.rate_bps;
+    const std::uint32_t per_node = std::max<std::uint32_t>(1, nics_per_node);
+    for (std::uint32_t n = 0; n < nics; ++n) {
+        const double busy = rate_bps[n] > 0 ? static_cast<double>(std::max(sent[n], received[n])) *
+                                                  8 / rate_bps[n] * 1e6
+                                            : 0.0;
+        out += fmt::format("nic,{},{},{},{},{:.6f}\n", n, n / per_node, sent[n], received[n], busy);
+    }
+    if (!layout) return out;
+    // GPUs: the payload of the messages each sent and received, and the busiest of its own
+    // channels (its two sending paths and its receiving ones) in wire time.
+    const std::uint32_t gpus = simulated.graph.endpoint_count();
+    std::vector<std::uint64_t> gsent(gpus, 0), greceived(gpus, 0);
+    for (std::size_t m = 0; m < w.messages.size(); ++m) {
+        if (r.messages[m].finished == Time::never()) continue;
+        gsent[w.messages[m].src] += w.messages[m].bytes;
+        greceived[w.messages[m].dst] += w.messages[m].bytes;
+    }
+    std::vector<double> busy(gpus, 0);
+    for (std::uint32_t c = 0; c < sim_ch.size(); ++c) {
+        const Channel& ch = sim_ch[c];
+        const NodeRef gpu = ch.from.kind == NodeKind::Endpoint ? ch.from : ch.to;
+        if (gpu.kind != NodeKind::Endpoint || ch.rate.bps() == 0) continue;
+        busy[gpu.index] = std::max(busy[gpu.index], static_cast<double>(r.channels[c].bytes) * 8 /
+                                                        static_cast<double>(ch.rate.bps()) * 1e6);
+    }
+    const std::uint32_t g_per_node = std::max<std::uint32_t>(1, gpus_per_node);
+    for (std::uint32_t g = 0; g < gpus; ++g)
+        out += fmt::format("gpu,{},{},{},{},{:.6f}\n", g, g / g_per_node, gsent[g], greceived[g],
+                           busy[g]);
+    return out;
+}
+
+}  // namespace clustersim

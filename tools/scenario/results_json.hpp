@@ -1,0 +1,29 @@
+#pragma once
+// Turns a finished simulation into the results document of the CLI contract
+// (shared/spec/cli.md), a readable table, and the per-message CSV.
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "tools/scenario/scenario.hpp"
+#include "models/network/simulation.hpp"
+#include "topologies/cost_model.hpp"
+
+namespace clustersim {
+
+using Json = nlohmann::ordered_json;
+
+Json inventory_json(const Scenario& s, const Topology& t, const CostBreakdown& cost);
+/// `t` is the fabric (for the inventory); `endpoints` the simulated endpoints (GPUs, or bare NICs).
+/// `t` is the fabric (its endpoints are NICs); `simulated` what ran (the fabric, or the fabric
+/// expanded with its nodes, whose fabric switches keep their channel indices).
+Json run_results_json(const Scenario& s, const Topology& t, const Topology& simulated,
+                      std::uint32_t endpoints, const Workload& w, const SimulationResult& r);
+std::string run_summary_table(const Json& results);
+std::string messages_csv(const Workload& w, const SimulationResult& r);
+/// The sampled egress queues (sim.sample_us): time_us, channel, its two ends, queued bytes,
+/// whether PFC held the port.
+std::string queues_csv(const PortGraph& graph, const SimulationResult& r);
+/// One line per unfinished message (at most `limit`), for the exit-3 report.
+std::string unfinished_report(const Workload& w, const SimulationResult& r, std::size_t limit);
+
+}  // namespace clustersim

@@ -1,0 +1,173 @@
+#pragma once
+// A validated scenario: every key checked against the schema, defaults filled in from the
+// hardware presets, and the source position of every key kept for later error messages.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "models/hardware/hardware_catalog.hpp"
+#include "models/hardware/moe_model.hpp"
+#include "models/network/network.hpp"
+#include "sim/input/input_error.hpp"
+#include "sim/input/key_error.hpp"
+
+namespace clustersim {
+
+struct SourcePosition {
+    std::string file;  // scenario file, or "--set"
+    std::uint32_t line = 0, column = 0;
+};
+
+struct Scenario {
+    std::string file;  // path as given
+    std::string name;  // `name`, else the file's stem
+    std::uint64_t seed = 1;
+
+    struct Topology {
+        std::string kind;
+        std::string switch_preset;
+        std::uint32_t switch_radix = 0;
+        double oversubscription = 1.0;
+        std::uint32_t endpoints = 0;  // 0 = the maximum the topology supports
+        bool endpoints_set = false;
+        std::uint32_t planes = 0;  // 0 = the kind's default
+        std::uint32_t q = 0;       // Slim Fly; 0 = from the radix
+        std::uint32_t group_switches = 0, endpoints_per_switch = 0, global_links = 0, groups = 0;
+    } topology;
+
+    struct Cluster {
+        std::string node = "h800";
+        std::uint32_t gpus_per_node = 8;
+        std::uint32_t nics_per_node = 8;
+        double nic_rate_gbps = 400;
+        bool bare = false;  // cluster.node: none -- endpoints are bare NICs, no node model
+        NodePreset preset;
+        double socket_crossing_ns = 0;
+        double nic_latency_ns = 0;
+        double message_overhead_ns = 0;  // RDMA, per message, for the chosen initiator
+        double issue_ns = 0;             // RDMA, serial part of it
+        bool nic_spray = false;          // cluster.multi_plane (default: the NIC preset's)
+    } cluster;
+
+    struct Cost {
+        double switch_usd = -1;  // < 0: no price known for the switch preset
+        double server_usd = 0;   // one node of cluster.node (0: none, or bare NICs)
+        std::map<std::string, double> cable_usd;
+        std::uint32_t rack_endpoints = 0;  // 0: no rack placement (every cable optical)
+    } cost;
+
+    struct Network {
+        double link_rate_gbps = 0;
+        double link_delay_ns = 0;
+        double switch_latency_ns = 0;
+        std::uint64_t port_buffer_bytes = 0;
+        std::uint32_t mtu_bytes = 0;
+        std::uint32_t header_bytes = 0;
+        FlowControl flow_control = FlowControl::Credit;
+        bool cut_through = false;  // network.forwarding (default: the switch preset's)
+        std::string routing = "ecmp";
+        std::uint32_t routing_policy = 0;  // index into routing_policies()
+        bool ecmp_salted = true;
+        bool spray_round_robin = false;
+        std::uint64_t flowlet_gap_ns = 2000;
+        bool adaptive_two_choices = false;
+        bool ugal_global = false;
+        bool go_back_n = false;  // network.retransmission (default: the NIC preset's)
+        double pfc_alpha = 1.0;
+        std::uint64_t ecn_kmin_bytes = 100000, ecn_kmax_bytes = 400000;
+        double ecn_pmax = 0.2;
+        double dcqcn_ai_mbps = 5, dcqcn_hai_mbps = 50, dcqcn_timer_us = 300;
+        std::uint64_t dcqcn_byte_counter_bytes = 32767;
+        double hpcc_eta = 0.95, hpcc_base_rtt_us = 10, hpcc_ai_mbps = 50;
+        double swift_target_us = 20;
+        std::uint32_t hpcc_max_stage = 5;
+        double dcqcn_g = 5.0 / 1024, dcqcn_cnp_interval_us = 4;
+        std::uint32_t ack_every = 8;
+        double retransmit_timeout_us = 100;
+        std::string congestion_control = "none";
+        double extra_latency_us = 0;
+        std::uint32_t virtual_lanes = 0;  // 0 = what the topology needs
+    } network;
+
+    struct Workload {
+        std::string kind;
+        std::uint64_t message_bytes = 0;
+        std::string file;  // resolved against the scenario's folder
+        double start_us = 0;
+        std::uint32_t destination = 0;
+        std::uint32_t senders = 0;       // 0 = every other endpoint
+        bool gpu_initiated = true;       // workload.initiator
+        std::string algorithm = "ring";  // allreduce
+        // moe
+        std::string phase = "decode";
+        std::uint32_t tokens_per_gpu = 128;
+        std::uint32_t micro_batches = 2;
+        std::uint32_t ep_size = 0;
+        std::uint32_t max_nodes_per_token = 0;
+        bool normal_mode = false;  // workload.mode: normal (else low-latency)
+        std::string gating = "uniform";
+        std::string expert_load_file;  // gating: trace
+        double zipf_s = 1.0;
+        std::uint32_t hot_experts = 8;
+        double hot_factor = 10.0;
+        bool intranode_via_rdma = false;
+        bool shared_expert_remote = false;
+        std::uint32_t kv_length = 4096;
+        std::uint32_t redundant_experts = 0;
+        std::uint32_t ep_groups = 1;
+        bool ep_spread = false;
+        std::uint32_t simulated_layers = 2;
+        double mtp_acceptance = 0;
+        std::uint32_t comm_sms = 0;  // normal mode: SMs held by DeepEP's kernels
+        std::string expert_placement = "contiguous";
+        std::uint32_t affinity_groups = 0;  // co-activation in the gating (0: none)
+        double affinity_factor = 10.0;
+    } workload;
+
+    struct Model {
+        bool set = false;  // model.name given
+        MoeModel preset;   // with the scenario's overrides applied
+    } model;
+
+    struct Sim {
+        double max_time_us = 0;        // 0 = no limit
+        bool complete_on_ack = false;  // sim.completion: sender-ack
+        bool fingerprint = false;      // sim.fingerprint: digest of the event order
+        double sample_us = 0;          // queue sampling period (0: off)
+        std::uint64_t max_events = 0;  // 0: no limit
+        double max_memory_gb = 0;      // 0: three quarters of the machine's memory
+        std::uint64_t sample_rows = 1000000;
+    } sim;
+
+    std::map<std::string, SourcePosition> positions;
+
+    /// An InputError pointing at `key` (where it was set, or at the file if it was defaulted).
+    InputError error_at(const std::string& key, const std::string& message) const;
+    /// A builder's KeyError as an InputError blaming the conflicting key the user set.
+    InputError error_for(const KeyError& e) const;
+};
+
+struct Override {
+    std::string path;
+    std::string value;  // YAML text
+};
+
+/// Parses `--set` text `a.b.c=VALUE`; throws InputError on a malformed one.
+Override parse_override(const std::string& text);
+
+/// Loads, applies overrides, validates. Throws InputError for anything wrong.
+Scenario load_scenario(const std::string& path, const std::vector<Override>& overrides);
+/// The same from text already read; `path` names it in errors and anchors relative file keys.
+Scenario load_scenario_text(const std::string& text, const std::string& path,
+                            const std::vector<Override>& overrides);
+
+/// Whether `path` (a.b.c) is a key of the schema.
+bool is_scenario_key(const std::string& path);
+/// Whether `path` is a section (topology, network, ...): a sweep may set it whole.
+bool is_scenario_section(const std::string& path);
+
+/// The schema as Markdown rows (key, type, default, meaning), for `clustersim check --schema`.
+std::string schema_markdown();
+
+}  // namespace clustersim

@@ -1,0 +1,501 @@
+#include "tools/scenario/sweep.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+#include <yaml-cpp/yaml.h>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include "sim/input/input_file.hpp"
+#include "tools/scenario/output_files.hpp"
+#include "tools/scenario/run.hpp"
+
+namespace clustersim {
+namespace {
+
+namespace fs = std::filesystem;
+
+InputError located(const std::string& file, const YAML::Mark& m, const std::string& key,
+                   const std::string& msg) {
+    return InputError(file, static_cast<std::uint32_t>(m.line + 1),
+                      static_cast<std::uint32_t>(m.column + 1), key, msg);
+}
+
+std::string yaml_text(const YAML::Node& n) {
+    if (n.IsScalar()) return n.Scalar();
+    YAML::Emitter e;
+    e.SetMapFormat(YAML::Flow);
+    e.SetSeqFormat(YAML::Flow);
+    e << n;
+    return e.c_str();
+}
+
+SweepAxis read_axis(const std::string& file, const std::string& section,
+                    const std::pair<YAML::Node, YAML::Node>& kv) {
+    const std::string path = kv.first.as<std::string>();
+    std::string key = section;
+    key.append(".").append(path);
+    if (!is_scenario_key(path) && !is_scenario_section(path))
+        throw located(file, kv.first.Mark(), key,
+                      "not a scenario key (expected a key path such as topology.kind, or a "
+                      "section such as topology; clustersim check --schema lists them)");
+    if (!kv.second.IsSequence() || kv.second.size() == 0)
+        throw located(file, kv.second.Mark(), key, "expected a non-empty list of values");
+    SweepAxis a{path, {}};
+    for (const auto& v : kv.second) a.values.push_back(yaml_text(v));
+    return a;
+}
+
+// Times and latencies are better small; throughputs and bandwidths large.
+bool better_large(const std::string& objective) {
+    for (const char* small : {"_us", "_ms", "latency", "tpot", "cost"})
+        if (objective.find(small) != std::string::npos) return false;
+    return true;
+}
+
+// The metrics a row reports, in column order.
+constexpr const char* kMetrics[] = {
+    "cost_usd",
+    "cost_per_endpoint_usd",
+    "cluster_cost_usd",
+    "makespan_us",
+    "latency_p50_us",
+    "latency_p99_us",
+    "algbw_GBps",
+    "busbw_GBps",
+    "tpot_ms",
+    "tokens_per_s_per_gpu",
+    "tokens_per_s_per_musd",
+    "objective",
+};
+
+const Json* at_path(const Json& j, const std::string& path) {
+    const Json* cur = &j;
+    std::stringstream ss(path);
+    for (std::string part; std::getline(ss, part, '.');) {
+        if (!cur->is_object() || !cur->contains(part)) return nullptr;
+        cur = &(*cur)[part];
+    }
+    return cur;
+}
+
+Json metrics_of(const Scenario& s, const Json& r, const std::string& objective) {
+    Json m = Json::object();
+    auto copy = [&](const char* name, const std::string& path) {
+        if (const Json* v = at_path(r, path); v && v->is_number()) m[name] = v->get<double>();
+    };
+    copy("cost_usd", "topology.cost_usd");
+    copy("cost_per_endpoint_usd", "topology.cost_per_endpoint_usd");
+    copy("makespan_us", "messages.makespan_us");
+    copy("latency_p50_us", "messages.latency_us.p50");
+    copy("latency_p99_us", "messages.latency_us.p99");
+    copy("algbw_GBps", "bandwidth.algbw_GBps");
+    copy("busbw_GBps", "bandwidth.busbw_GBps");
+    copy("tpot_ms", "decode.tpot_ms");
+    copy("tokens_per_s_per_gpu", "decode.tokens_per_s_per_gpu");
+    // The cluster: the fabric plus its servers at the node preset's price (an assumption,
+    // models/data/prices.yaml); bare NICs price the fabric alone.
+    const double nics =
+        at_path(r, "topology.endpoints") ? r["topology"]["endpoints"].get<double>() : 0.0;
+    const double nodes = s.cluster.bare ? 0.0 : std::ceil(nics / s.cluster.nics_per_node);
+    if (m.contains("cost_usd")) {
+        const double cluster = m["cost_usd"].get<double>() + nodes * s.cost.server_usd;
+        m["cluster_cost_usd"] = cluster;
+        if (m.contains("tokens_per_s_per_gpu") && cluster > 0)
+            m["tokens_per_s_per_musd"] = m["tokens_per_s_per_gpu"].get<double>() *
+                                         (nodes * s.cluster.gpus_per_node) / (cluster / 1e6);
+    }
+    if (!objective.empty()) copy("objective", objective);
+    return m;
+}
+
+// Student's t at 97.5 % for n - 1 degrees of freedom (n = 2..31), then the normal's 1.96.
+double t975(std::size_t n) {
+    static constexpr double kT[] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306,
+                                    2.262,  2.228, 2.201, 2.179, 2.160, 2.145, 2.131, 2.120,
+                                    2.110,  2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
+                                    2.060,  2.056, 2.052, 2.048, 2.045, 2.042};
+    return n >= 2 && n - 2 < std::size(kT) ? kT[n - 2] : 1.96;
+}
+
+std::string csv_cell(const std::string& v) {
+    if (v.find_first_of(",\"\n") == std::string::npos) return v;
+    std::string out = "\"";
+    for (char c : v) out += c == '"' ? std::string("\"\"") : std::string(1, c == '\n' ? ' ' : c);
+    return out + "\"";
+}
+
+std::string number_cell(const Json& v) {
+    return v.is_number() ? fmt::format("{}", v.get<double>()) : std::string();
+}
+
+}  // namespace
+
+SweepSpec load_sweep(const std::string& path, const std::vector<std::string>& grid_sets) {
+    SweepSpec spec;
+    spec.file = path;
+    std::ifstream in = open_input_file(path, "the sweep file", "a readable YAML file", 16u << 20);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    YAML::Node root;
+    try {
+        root = YAML::Load(ss.str());
+    } catch (const YAML::ParserException& e) {
+        throw located(path, e.mark, {}, "YAML syntax error: " + e.msg);
+    }
+    if (!root.IsMap())
+        throw InputError(path, 1, 1, {}, "a sweep is a mapping (expected base:, grid: ...)");
+    for (const auto& kv : root) {
+        const std::string key = kv.first.as<std::string>();
+        if (key != "name" && key != "base" && key != "grid" && key != "zip" && key != "seeds" &&
+            key != "objective" && key != "goal")
+            throw located(path, kv.first.Mark(), key,
+                          "unknown key (expected one of: name, base, grid, zip, seeds, "
+                          "objective, goal)");
+    }
+    const YAML::Node base = root["base"];
+    if (!base) throw InputError(path, 1, 1, "base", "missing (expected a scenario file or map)");
+    if (base.IsScalar()) {
+        spec.base_file = (fs::path(path).parent_path() / base.Scalar()).lexically_normal().string();
+    } else if (base.IsMap()) {
+        spec.base_text = YAML::Dump(base);
+    } else {
+        throw located(path, base.Mark(), "base", "expected a scenario file name or a map");
+    }
+    if (const YAML::Node grid = root["grid"]) {
+        if (!grid.IsMap())
+            throw located(path, grid.Mark(), "grid", "expected a map of key: [values]");
+        for (const auto& kv : grid) spec.grid.push_back(read_axis(path, "grid", kv));
+    }
+    if (const YAML::Node zip = root["zip"]) {
+        if (!zip.IsMap()) throw located(path, zip.Mark(), "zip", "expected a map of key: [values]");
+        for (const auto& kv : zip) {
+            spec.zip.push_back(read_axis(path, "zip", kv));
+            if (spec.zip.back().values.size() != spec.zip.front().values.size())
+                throw located(
+                    path, kv.second.Mark(), "zip." + spec.zip.back().path,
+                    fmt::format("{} values where the first zip list has {} (expected "
+                                "lists of one length)",
+                                spec.zip.back().values.size(), spec.zip.front().values.size()));
+        }
+    }
+    if (const YAML::Node seeds = root["seeds"]) {
+        std::uint32_t n = 0;
+        if (!YAML::convert<std::uint32_t>::decode(seeds, n) || n < 1 || n > 1000)
+            throw located(path, seeds.Mark(), "seeds", "expected a count from 1 to 1000");
+        spec.seeds = n;
+    }
+    if (const YAML::Node objective = root["objective"]) {
+        if (!objective.IsScalar())
+            throw located(path, objective.Mark(), "objective",
+                          "expected a results key such as decode.tokens_per_s_per_gpu");
+        spec.objective = objective.Scalar();
+    }
+    spec.maximize = better_large(spec.objective);
+    if (const YAML::Node goal = root["goal"]) {
+        if (!goal.IsScalar() || (goal.Scalar() != "max" && goal.Scalar() != "min"))
+            throw located(path, goal.Mark(), "goal", "expected max or min");
+        spec.maximize = goal.Scalar() == "max";
+    }
+    for (const std::string& g : grid_sets) {
+        const auto eq = g.find('=');
+        if (eq == std::string::npos || eq == 0 || eq + 1 == g.size())
+            throw InputError("--grid", fmt::format("'{}' is not PATH=V1,V2,... (expected e.g. "
+                                                   "topology.kind=ft2,ft3)",
+                                                   InputError::printable(g, 80)));
+        SweepAxis a{g.substr(0, eq), {}};
+        if (!is_scenario_key(a.path) && !is_scenario_section(a.path))
+            throw InputError("--grid", 0, 0, a.path,
+                             "not a scenario key (clustersim check --schema lists them)");
+        std::stringstream values(g.substr(eq + 1));
+        for (std::string v; std::getline(values, v, ',');) a.values.push_back(v);
+        bool replaced = false;
+        for (auto& existing : spec.grid)
+            if (existing.path == a.path) existing = a, replaced = true;
+        if (!replaced) spec.grid.push_back(a);
+    }
+    if (spec.grid.empty() && spec.zip.empty())
+        throw InputError(path, 1, 1, "grid", "missing: a sweep needs grid: or zip: (or --grid)");
+    return spec;
+}
+
+std::vector<SweepPoint> sweep_points(const SweepSpec& spec) {
+    std::vector<SweepPoint> points{SweepPoint{}};
+    for (const SweepAxis& a : spec.grid) {  // the first axis varies slowest
+        std::vector<SweepPoint> next;
+        for (const SweepPoint& p : points)
+            for (const std::string& v : a.values) {
+                SweepPoint q = p;
+                q.sets.push_back(Override{a.path, v});
+                next.push_back(std::move(q));
+            }
+        points = std::move(next);
+    }
+    if (!spec.zip.empty()) {
+        std::vector<SweepPoint> next;
+        for (const SweepPoint& p : points)
+            for (std::size_t i = 0; i < spec.zip.front().values.size(); ++i) {
+                SweepPoint q = p;
+                for (const SweepAxis& a : spec.zip) q.sets.push_back(Override{a.path, a.values[i]});
+                next.push_back(std::move(q));
+            }
+        points = std::move(next);
+    }
+    return points;
+}
+
+namespace {
+
+// One point, every seed: its record as results.json lists it.
+Json run_point(const SweepSpec& spec, const SweepPoint& point) {
+    Json rec;
+    Json sets = Json::object();
+    for (const Override& o : point.sets) sets[o.path] = o.value;
+    rec["sets"] = sets;
+    Json runs = Json::array();
+    try {
+        for (std::uint32_t k = 0; k < spec.seeds; ++k) {
+            Scenario s = spec.base_file.empty()
+                             ? load_scenario_text(spec.base_text, spec.file, point.sets)
+                             : load_scenario(spec.base_file, point.sets);
+            s.seed += k;
+            if (s.workload.kind.empty()) {
+                // A cost-only sweep (no workload): the inventory and its price, as `topo` gives.
+                Topology t;
+                try {
+                    t = build_topology(s, 0, true);
+                } catch (const KeyError& e) {
+                    throw s.error_for(e);
+                }
+                Json results;
+                results["status"] = "completed";
+                results["topology"] = inventory_json(s, t, topology_cost(s, t));
+                Json run;
+                run["seed"] = s.seed;
+                run["status"] = "completed";
+                run["metrics"] = metrics_of(s, results, spec.objective);
+                runs.push_back(run);
+                break;  // nothing random in a price
+            }
+            const PreparedRun prepared = prepare_run(s);
+            const RunOutcome o = execute_run(s, prepared, false);
+            Json run;
+            run["seed"] = s.seed;
+            run["status"] = o.results["status"];
+            run["metrics"] = metrics_of(s, o.results, spec.objective);
+            runs.push_back(run);
+            if (o.results["status"] != "completed") break;
+        }
+        rec["status"] = runs.back()["status"];
+    } catch (const InputError& e) {
+        rec["status"] = "error";
+        rec["error"] = e.formatted();
+    } catch (const std::exception& e) {
+        rec["status"] = "error";
+        rec["error"] = std::string("internal error: ") + e.what();
+    }
+    rec["runs"] = runs;
+    return rec;
+}
+
+// Mean and 95 % interval half-width of each metric over a point's runs.
+Json summarise(const Json& rec) {
+    Json out = Json::object();
+    for (const char* name : kMetrics) {
+        std::vector<double> v;
+        for (const auto& run : rec["runs"])
+            if (run["metrics"].contains(name)) v.push_back(run["metrics"][name].get<double>());
+        if (v.empty() || v.size() != rec["runs"].size()) continue;
+        double mean = 0;
+        for (double x : v) mean += x;
+        mean /= static_cast<double>(v.size());
+        double var = 0;
+        for (double x : v) var += (x - mean) * (x - mean);
+        Json m;
+        m["mean"] = mean;
+        if (v.size() > 1)
+            m["ci95"] = t975(v.size()) * std::sqrt(var / static_cast<double>(v.size() - 1)) /
+                        std::sqrt(static_cast<double>(v.size()));
+        out[name] = m;
+    }
+    return out;
+}
+
+std::string format_duration(double seconds) {
+    const auto s = static_cast<long>(seconds + 0.5);
+    return fmt::format("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60);
+}
+
+}  // namespace
+
+SweepSummary run_sweep(const SweepSpec& spec, const SweepOptions& options) {
+    const std::vector<SweepPoint> points = sweep_points(spec);
+    SweepSummary summary;
+    summary.points = points.size();
+    std::vector<Json> records(points.size());
+    const fs::path dir(options.out_dir);
+    auto record_file = [&](std::size_t i) { return dir / "points" / fmt::format("{:05}.json", i); };
+    if (!options.out_dir.empty()) {
+        std::error_code ec;
+        fs::create_directories(dir / "points", ec);
+        if (ec)
+            throw InputError(
+                options.out_dir,
+                "cannot create the output folder (expected a writable path for --out)");
+    }
+    // Resume: a point whose record is there, for the same values and seeds, is done.
+    std::vector<std::size_t> todo;
+    for (std::size_t i = 0; i < points.size(); ++i) {
+        // Over MPI each rank takes every ranks-th point (and reports those it resumes).
+        if (i % options.ranks != options.rank) continue;
+        if (!options.out_dir.empty() && fs::exists(record_file(i))) {
+            try {
+                std::ifstream f(record_file(i));
+                Json rec = Json::parse(f);
+                Json sets = Json::object();
+                for (const Override& o : points[i].sets) sets[o.path] = o.value;
+                if (rec["sets"] == sets && rec["seeds"] == spec.seeds) {
+                    records[i] = std::move(rec);
+                    ++summary.resumed;
+                    continue;
+                }
+            } catch (const std::exception&) {
+                // unreadable: run the point again
+            }
+        }
+        todo.push_back(i);
+    }
+
+    std::atomic<std::size_t> next{0};
+    std::mutex report;
+    std::size_t done = 0, failed = 0;
+    const auto start = std::chrono::steady_clock::now();
+    const bool tty = isatty(2) != 0;
+    auto worker = [&] {
+        for (std::size_t k = next++; k < todo.size(); k = next++) {
+            const std::size_t i = todo[k];
+            Json rec = run_point(spec, points[i]);
+            rec["point"] = i;
+            rec["seeds"] = spec.seeds;
+            if (!options.out_dir.empty())
+                write_file_atomically(record_file(i).string(), rec.dump(1) + "\n");
+            std::lock_guard lock(report);
+            failed += rec["status"] != "completed";
+            records[i] = std::move(rec);
+            ++done;
+            if (options.progress) {
+                const double elapsed =
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+                const double eta =
+                    elapsed / static_cast<double>(done) * static_cast<double>(todo.size() - done);
+                const std::size_t width = 30, filled = width * done / todo.size();
+                fmt::print(stderr, "{}sweep [{}{}] {}/{} points ({} failed), {} elapsed, ETA {}{}",
+                           tty ? "\r" : "", std::string(filled, '#'),
+                           std::string(width - filled, '.'), done, todo.size(), failed,
+                           format_duration(elapsed), format_duration(eta),
+                           tty && done < todo.size() ? "" : "\n");
+            }
+        }
+    };
+    const unsigned threads =
+        std::max(1u, std::min<unsigned>(options.threads, static_cast<unsigned>(todo.size())));
+    std::vector<std::thread> pool;
+    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
+    worker();
+    for (auto& t : pool) t.join();
+
+    if (options.ranks > 1) {
+        // Every rank sends the records of its points; rank 0 merges them and goes on alone.
+        Json mine = Json::array();
+        for (std::size_t i = options.rank; i < points.size(); i += options.ranks)
+            mine.push_back(records[i]);
+        const std::vector<std::string> all = options.gather(mine.dump());
+        if (options.rank != 0) return summary;
+        for (std::size_t r = 0; r < all.size(); ++r) {
+            const Json part = Json::parse(all[r]);
+            for (std::size_t k = 0; k < part.size(); ++k) records[r + k * options.ranks] = part[k];
+        }
+    }
+
+    // Rows in point order, the Pareto front marked: no other completed point is at most as
+    // expensive and at least as good, and better in one of the two.
+    std::vector<Json> stats(points.size());
+    for (std::size_t i = 0; i < points.size(); ++i) {
+        stats[i] = records[i]["status"] == "completed" ? summarise(records[i]) : Json::object();
+        summary.failed += records[i]["status"] != "completed";
+    }
+    auto value = [&](std::size_t i, const char* m) -> std::optional<double> {
+        if (!stats[i].contains(m)) return std::nullopt;
+        return stats[i][m]["mean"].get<double>();
+    };
+    const char* cost_metric = "cluster_cost_usd";
+    std::vector<bool> pareto(points.size(), false);
+    for (std::size_t i = 0; i < points.size(); ++i) {
+        const auto ci = value(i, cost_metric), oi = value(i, "objective");
+        if (!ci || !oi) continue;
+        bool dominated = false;
+        for (std::size_t j = 0; j < points.size() && !dominated; ++j) {
+            const auto cj = value(j, cost_metric), oj = value(j, "objective");
+            if (j == i || !cj || !oj) continue;
+            const bool as_good = spec.maximize ? *oj >= *oi : *oj <= *oi;
+            const bool better = spec.maximize ? *oj > *oi : *oj < *oi;
+            dominated = *cj <= *ci && as_good && (*cj < *ci || better);
+        }
+        pareto[i] = !dominated;
+    }
+
+    std::string csv = "point";
+    for (const SweepAxis& a : spec.grid) csv.append(",").append(csv_cell(a.path));
+    for (const SweepAxis& a : spec.zip) csv.append(",").append(csv_cell(a.path));
+    csv += ",seeds,status";
+    for (const char* m : kMetrics) {
+        csv.append(",").append(m);
+        if (spec.seeds > 1) csv.append(",").append(m).append("_ci95");
+    }
+    csv += ",pareto,error\n";
+    Json rows = Json::array();
+    for (std::size_t i = 0; i < points.size(); ++i) {
+        csv += std::to_string(i);
+        for (const Override& o : points[i].sets) csv.append(",").append(csv_cell(o.value));
+        csv += fmt::format(",{},{}", spec.seeds, records[i]["status"].get<std::string>());
+        for (const char* m : kMetrics) {
+            const bool has = stats[i].contains(m);
+            csv.append(",").append(has ? number_cell(stats[i][m]["mean"]) : std::string());
+            if (spec.seeds > 1)
+                csv.append(",").append(has && stats[i][m].contains("ci95")
+                                           ? number_cell(stats[i][m]["ci95"])
+                                           : std::string());
+        }
+        const std::string error =
+            records[i].contains("error") ? records[i]["error"].get<std::string>() : "";
+        csv += fmt::format(",{},{}\n", pareto[i] ? 1 : 0, csv_cell(error));
+        Json row;
+        row["point"] = i;
+        row["sets"] = records[i]["sets"];
+        row["status"] = records[i]["status"];
+        row["metrics"] = stats[i];
+        row["pareto"] = pareto[i];
+        if (!error.empty()) row["error"] = error;
+        rows.push_back(row);
+    }
+    summary.csv = csv;
+    summary.json["sweep"] = spec.file;
+    summary.json["objective"] = spec.objective;
+    summary.json["goal"] = spec.maximize ? "max" : "min";
+    summary.json["seeds"] = spec.seeds;
+    summary.json["points"] = rows;
+    if (!options.out_dir.empty()) {
+        write_file_atomically((dir / "results.csv").string(), csv);
+        write_file_atomically((dir / "results.json").string(), summary.json.dump(2) + "\n");
+    }
+    return summary;
+}
+
+}  // namespace clustersim
