@@ -1,5 +1,7 @@
 #include "topologies/cost_model.hpp"
 
+#include <cmath>
+
 #include <fmt/format.h>
 
 namespace clustersim {
@@ -29,6 +31,18 @@ CostBreakdown fabric_cost(const Inventory& inv, const std::string& switch_preset
     }
     c.per_endpoint_usd = inv.endpoints > 0 ? c.total_usd / inv.endpoints : 0.0;
     return c;
+}
+
+ClusterCost cluster_cost(double fabric_usd, double nics, std::uint32_t nics_per_node,
+                         double server_usd, bool bare_nics) {
+    ClusterCost c;
+    c.nodes = bare_nics ? 0.0 : std::ceil(nics / nics_per_node);
+    c.usd = fabric_usd + c.nodes * server_usd;
+    return c;
+}
+
+double tokens_per_s_per_musd(double tokens_per_s_per_gpu, double gpus, double cluster_usd) {
+    return cluster_usd > 0 ? tokens_per_s_per_gpu * gpus / (cluster_usd / 1e6) : 0.0;
 }
 
 }  // namespace clustersim

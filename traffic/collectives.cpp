@@ -104,4 +104,15 @@ Workload reduce_scatter(const PatternParams& p) {
     return ring(p, n - 1, (p.message_bytes + n - 1) / n);
 }
 
+BusBandwidth nccl_bandwidth(CollectiveKind kind, std::uint32_t ranks, std::uint64_t message_bytes,
+                            double seconds) {
+    if (seconds <= 0 || ranks == 0) return {};
+    const double n = ranks;
+    const double size =
+        static_cast<double>(message_bytes) * (kind == CollectiveKind::AllToAll ? n : 1);
+    const double algbw = size / seconds / 1e9;
+    const double factor = kind == CollectiveKind::AllReduce ? 2 * (n - 1) / n : (n - 1) / n;
+    return {algbw, algbw * factor};
+}
+
 }  // namespace clustersim

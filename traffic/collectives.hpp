@@ -23,4 +23,16 @@ Workload all_reduce(const PatternParams& p, CollectiveAlgorithm algorithm,
 Workload all_gather(const PatternParams& p);
 Workload reduce_scatter(const PatternParams& p);
 
+enum class CollectiveKind : std::uint8_t { AllToAll, AllReduce, AllGather, ReduceScatter };
+
+/// Bandwidth in the nccl-tests sense, for `ranks` ranks with buffers of `message_bytes` done in
+/// `seconds`: algbw = size / time, with size the per-rank buffer (n x the message for an
+/// all-to-all of one message per pair); busbw = algbw x 2 (n - 1) / n for all-reduce, x (n - 1)
+/// / n for all-gather, reduce-scatter and all-to-all: what each rank's link must carry.
+struct BusBandwidth {
+    double algbw_GBps = 0, busbw_GBps = 0;
+};
+BusBandwidth nccl_bandwidth(CollectiveKind kind, std::uint32_t ranks, std::uint64_t message_bytes,
+                            double seconds);
+
 }  // namespace clustersim

@@ -27,6 +27,7 @@ MoeRun build_moe_run(const MoeRunSpec& spec) {
     const std::uint32_t layers = std::min(spec.simulated_layers, m.moe_layers());
     if (layers == 0 || spec.micro_batches == 0) throw std::invalid_argument("nothing to simulate");
     MoeRun run;
+    run.spec = spec;
     run.simulated_layers = layers;
     Workload& w = run.workload;
     w.gpu_sms = spec.gpu_sms;

@@ -32,6 +32,7 @@ struct MoeRunSpec {
     std::uint64_t kv_length = 4096;      // decode: context per request; else the prompt length
     std::uint32_t gpu_sms = 0;           // SMs per GPU (0: compute never slows)
     std::uint32_t comm_sms = 0;          // normal mode: SMs DeepEP's dispatch/combine kernels hold
+    double mtp_acceptance = 0;           // decode: tokens per step are 1 + this per request
     std::uint64_t seed = 1;
 };
 
@@ -44,6 +45,7 @@ struct MoeAllToAllRange {
 };
 
 struct MoeRun {
+    MoeRunSpec spec;  // the step it is: tokens, micro-batches, phase, model
     Workload workload;
     std::vector<MoeAllToAllRange> all_to_alls;
     Time attention;            // per micro-batch per GPU (forward)

@@ -3,9 +3,9 @@
 #include <chrono>
 #include <thread>
 
+#include "models/network/simulation.hpp"
 #include "sim/event_queue.hpp"
 #include "sim/random.hpp"
-#include "models/network/simulation.hpp"
 #include "topologies/fat_tree_two_layer.hpp"
 #include "topologies/shortest_path_routes.hpp"
 #include "traffic/patterns.hpp"

@@ -1,5 +1,7 @@
 #include "tools/scenario/build.hpp"
 
+#include "models/hardware/node_rates.hpp"
+
 #include <fmt/format.h>
 
 #include <filesystem>
@@ -94,15 +96,10 @@ NodeSpec node_spec(const Scenario& s) {
     NodeSpec spec;
     spec.gpus = n.gpus;
     spec.nics = n.nics;
-    const double pcie_gt_per_lane =
-        n.pcie_generation >= 5 ? 32.0 : (n.pcie_generation == 4 ? 16.0 : 8.0);
-    const double pcie_gbytes =
-        pcie_gt_per_lane * n.pcie_lanes * 128.0 / 130.0 / 8.0 * n.pcie_efficiency;
-    spec.pcie_rate = DataRate::from_gigabytes_per_s(pcie_gbytes);
+    spec.pcie_rate = DataRate::from_gigabytes_per_s(pcie_gbytes_per_s(n));
     spec.pcie_latency = Time::from_ns(n.pcie_latency_ns + s.cluster.socket_crossing_ns);
     if (n.scale_up == "nvswitch") {
-        spec.scale_up_rate =
-            DataRate::from_gigabytes_per_s(n.nvlink_gbytes_per_s * n.nvlink_efficiency);
+        spec.scale_up_rate = DataRate::from_gigabytes_per_s(nvlink_achievable_gbytes_per_s(n));
         spec.scale_up_link_latency = Time::from_ns(n.nvlink_latency_ns);
         spec.scale_up_switch_latency = Time::from_ns(n.nvswitch_latency_ns);
     } else {  // peers over the PCIe switch
@@ -381,9 +378,7 @@ MoeRunSpec moe_run_spec(const Scenario& s, std::uint32_t endpoints) {
     spec.gating = moe_gating_params(s);
     spec.traffic = moe_traffic_params(s);
     const NodePreset& n = s.cluster.preset;
-    spec.gpu.matmul_flops_per_s = (n.fp8_tflops > 0 ? n.fp8_tflops : n.bf16_tflops) * 1e12 * n.mfu;
-    spec.gpu.attention_flops_per_s = n.bf16_tflops * 1e12 * n.mfu;
-    spec.gpu.hbm_bytes_per_s = n.hbm_gbytes_per_s * 1e9 * n.hbm_efficiency;
+    spec.gpu = gpu_throughput(n);
     spec.micro_batches = w.micro_batches;
     spec.groups = w.ep_groups;
     spec.spread = w.ep_spread;
@@ -391,6 +386,7 @@ MoeRunSpec moe_run_spec(const Scenario& s, std::uint32_t endpoints) {
     spec.kv_length = w.kv_length;
     spec.gpu_sms = n.sms;
     spec.comm_sms = w.comm_sms;
+    spec.mtp_acceptance = w.mtp_acceptance;
     spec.seed = s.seed;
     return spec;
 }

@@ -3,8 +3,8 @@
 // workload. Limits found here (a topology too large, a trace naming missing endpoints) become
 // InputErrors that point at the scenario key responsible.
 #include <optional>
-#include "models/network/network.hpp"
 #include "models/dag/workload.hpp"
+#include "models/network/network.hpp"
 #include "tools/scenario/scenario.hpp"
 
 #include "models/forwarding/forwarding_tables.hpp"

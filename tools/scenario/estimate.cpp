@@ -209,4 +209,84 @@ void check_run_limits(const Scenario& s, const RunEstimate& e) {
                          workload ? "workload" : "fabric"));
 }
 
+namespace {
+// `check` builds a workload of at most this many messages to run its builder's checks too.
+constexpr std::uint64_t kCheckBuildMessages = 4'000'000;
+}  // namespace
+
+ScenarioEstimate estimate_scenario(const Scenario& s) {
+    ScenarioEstimate out;
+    if (s.workload.kind != "moe" && !s.workload.kind.empty()) (void)validate_workload(s);
+    TraceInput trace = load_trace(s);
+    const bool moe = s.workload.kind == "moe";
+    if (s.workload.kind.empty()) {  // a fabric to price, not to run: any size counts
+        const Topology t = build_topology(s, 0, true);
+        out.fabric_kind = t.kind;
+        out.fabric_endpoints = t.inventory.endpoints;
+        return out;
+    }
+    out.has_workload = true;
+    const FabricPlan plan = plan_fabric(s, workload_gpus(s, trace));
+    const std::uint64_t endpoints = plan.endpoints;
+    std::uint64_t packets = 0;
+    WorkloadSize size;
+    if (moe) {
+        // The step's structure from a sample: one EP group, one simulated layer and one
+        // micro-batch of at most 64 tokens per GPU (gating validates the model on each).
+        // Messages scale with groups, layers and micro-batches; packets with tokens too.
+        const auto& w = s.workload;
+        Scenario sample = s;
+        const std::uint32_t batch = w.tokens_per_gpu;  // per micro-batch
+        sample.workload.micro_batches = 1;
+        sample.workload.tokens_per_gpu = std::min<std::uint32_t>(batch, 64);
+        sample.workload.ep_groups = 1;
+        sample.workload.simulated_layers = 1;
+        const std::uint64_t groups = w.ep_groups;
+        const std::uint64_t copies = groups * w.simulated_layers * w.micro_batches;
+        const MoeRun run = build_moe(sample, static_cast<std::uint32_t>(endpoints / groups));
+        size = workload_size(s, endpoints, &run.workload, packets);
+        size.messages *= copies;
+        size.dependencies *= copies;
+        packets = static_cast<std::uint64_t>(static_cast<long double>(packets) * copies * batch /
+                                             sample.workload.tokens_per_gpu);
+        out.what = fmt::format("moe: {} {}, EP {} over {} nodes, {} group(s)", s.model.preset.name,
+                               s.workload.phase, s.workload.ep_size,
+                               s.workload.ep_size / s.cluster.gpus_per_node, groups);
+    } else {
+        const bool from_file = !trace.workload.messages.empty();
+        size = workload_size(s, endpoints, from_file ? &trace.workload : nullptr, packets);
+        // Built only when small: the builders' own checks (an incast's destination, a trace's
+        // endpoints) then run too; a large one is judged from its formula.
+        if (size.messages <= kCheckBuildMessages) {
+            const Workload w =
+                build_workload(s, static_cast<std::uint32_t>(endpoints), std::move(trace));
+            if (const std::string err = w.validate(static_cast<std::uint32_t>(endpoints));
+                !err.empty())
+                throw s.error_at("workload.kind", err);
+        }
+        out.what = fmt::format("{} of {} NICs, {} endpoints simulated", plan.fabric.kind,
+                               plan.fabric.inventory.endpoints, endpoints);
+    }
+    out.fabric_kind = plan.fabric.kind;
+    out.fabric_endpoints = plan.fabric.inventory.endpoints;
+    out.run = estimate_run(s, plan, size, packets);
+    check_run_limits(s, out.run);
+    return out;
+}
+
+std::optional<RunEstimate> estimate_fabric(const Scenario& s, const Topology& t) {
+    if (!t.inventory.constructible) return std::nullopt;
+    try {
+        const FabricPlan plan = plan_fabric(s, 0);
+        std::uint64_t packets = 0;
+        const WorkloadKind* kind = find_workload_kind(s.workload.kind);
+        const WorkloadSize w = kind && kind->size
+                                   ? workload_size(s, plan.endpoints, nullptr, packets)
+                                   : WorkloadSize{};
+        return estimate_run(s, plan, w, packets);
+    } catch (const InputError&) {
+        return std::nullopt;  // not simulable as set (check says why)
+    }
+}
+
 }  // namespace clustersim

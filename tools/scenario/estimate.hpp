@@ -4,10 +4,12 @@
 // `check` and `topo` show it; `run` refuses a scenario whose estimate is over sim.max_events or
 // sim.max_memory_gb, pointing at the key that sized it.
 #include <cstdint>
+#include <optional>
+#include <string>
 
 #include "models/dag/workload.hpp"
-#include "tools/scenario/scenario.hpp"
 #include "tools/scenario/build.hpp"
+#include "tools/scenario/scenario.hpp"
 #include "traffic/workload_kinds.hpp"
 
 namespace clustersim {
@@ -37,6 +39,25 @@ WorkloadSize workload_size(const Scenario& s, std::uint64_t endpoints, const Wor
 
 RunEstimate estimate_run(const Scenario& s, const FabricPlan& f, const WorkloadSize& w,
                          std::uint64_t packets);
+
+/// What `check` says of a scenario, from formulas: nothing is built but a bounded sample (a MoE
+/// step's one group, layer and micro-batch of at most 64 tokens per GPU; a pattern or trace of at
+/// most 4 M messages, so its builder's checks run too). Throws InputError, limits included.
+struct ScenarioEstimate {
+    bool has_workload = false;
+    std::string what;  // "moe: deepseek-v3 decode, EP 32 over 4 nodes, 1 group(s)", ...
+    std::string fabric_kind;
+    std::uint64_t fabric_endpoints = 0;
+    RunEstimate run;
+};
+ScenarioEstimate estimate_scenario(const Scenario& s);
+
+/// What simulating the scenario's fabric (and its workload, when that has a size formula) would
+/// take, for `topo`; empty when the scenario is not simulable as set (check says why).
+std::optional<RunEstimate> estimate_fabric(const Scenario& s, const Topology& t);
+
+/// `run` warns before simulating more events than this with no limit set (an hour or so).
+inline constexpr std::uint64_t kLongRunEvents = 10'000'000'000;
 
 /// sim.max_memory_gb, else three quarters of this machine's memory, in bytes.
 std::uint64_t memory_limit_bytes(const Scenario& s);

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "models/network/node_layout.hpp"
 #include "models/dag/workload.hpp"
+#include "models/network/node_layout.hpp"
 #include "models/network/simulation.hpp"
 #include "topologies/topology.hpp"
 

@@ -1,13 +1,17 @@
 #include "tools/scenario/results_json.hpp"
 
+#include <map>
+
+#include "traffic/collectives.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <set>
 
 #include "sim/percentiles.hpp"
-#include "tools/scenario/results_csv.hpp"
 #include "tools/scenario/build.hpp"
+#include "tools/scenario/results_csv.hpp"
 
 namespace clustersim {
 namespace {
@@ -26,25 +30,21 @@ const char* status_name(SimulationResult::Status s) {
     return "";
 }
 
-// Bandwidth in the nccl-tests sense. alltoall: algbw = n x m / T, busbw = algbw x (n-1)/n.
-// incast: the receiver's goodput. Others: bytes per sending endpoint / T.
+// Collectives: nccl-tests' algbw and busbw (nccl_bandwidth). An incast: the receiver's goodput.
+// Others: bytes per sending endpoint / T.
 std::pair<double, double> bandwidth_GBps(const Scenario& s, const Workload& w, double makespan_s,
                                          std::uint32_t endpoints) {
     if (makespan_s <= 0 || w.messages.empty()) return {0.0, 0.0};
     const double total = static_cast<double>(w.total_bytes());
-    if (s.workload.kind == "alltoall") {
-        const double n = endpoints;
-        const double algbw = n * static_cast<double>(s.workload.message_bytes) / makespan_s / 1e9;
-        return {algbw, algbw * (n - 1) / n};
-    }
-    // nccl-tests: algbw = size / time; busbw = algbw x 2 (n-1)/n (all-reduce), x (n-1)/n
-    // (all-gather, reduce-scatter), where size is the per-rank buffer.
-    if (s.workload.kind == "allreduce" || s.workload.kind == "allgather" ||
-        s.workload.kind == "reducescatter") {
-        const double n = endpoints;
-        const double algbw = static_cast<double>(s.workload.message_bytes) / makespan_s / 1e9;
-        const double factor = s.workload.kind == "allreduce" ? 2 * (n - 1) / n : (n - 1) / n;
-        return {algbw, algbw * factor};
+    static const std::map<std::string, CollectiveKind> collectives = {
+        {"alltoall", CollectiveKind::AllToAll},
+        {"allreduce", CollectiveKind::AllReduce},
+        {"allgather", CollectiveKind::AllGather},
+        {"reducescatter", CollectiveKind::ReduceScatter}};
+    if (const auto c = collectives.find(s.workload.kind); c != collectives.end()) {
+        const BusBandwidth b =
+            nccl_bandwidth(c->second, endpoints, s.workload.message_bytes, makespan_s);
+        return {b.algbw_GBps, b.busbw_GBps};
     }
     if (s.workload.kind == "incast") {
         const double bw = total / makespan_s / 1e9;

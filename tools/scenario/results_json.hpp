@@ -4,8 +4,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "tools/scenario/scenario.hpp"
 #include "models/network/simulation.hpp"
+#include "tools/scenario/scenario.hpp"
 #include "topologies/cost_model.hpp"
 
 namespace clustersim {

@@ -1,5 +1,13 @@
 #include "tools/scenario/run.hpp"
 
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "tools/scenario/output_files.hpp"
+#include "tools/scenario/results_csv.hpp"
+#include "tools/scenario/results_trace.hpp"
+
 #include "tools/scenario/moe_results.hpp"
 
 namespace clustersim {
@@ -49,6 +57,70 @@ RunOutcome execute_run(const Scenario& s, const PreparedRun& p, bool progress) {
     // compilers). The peak the OS measured varies run to run, so it is shown, not written.
     o.results["sim"]["memory_estimate_bytes"] = p.estimate.memory_bytes();
     return o;
+}
+
+const std::vector<std::string>& run_output_files() {
+    static const std::vector<std::string> files = {"messages.csv", "links.csv",  "nics.csv",
+                                                   "trace.json",   "queues.csv", "results.json"};
+    return files;
+}
+
+void prepare_output_dir(const std::string& dir) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec || !fs::is_directory(dir))
+        throw InputError(dir,
+                         "cannot create the output folder (expected a writable path for --out)");
+    for (const std::string& name : run_output_files()) {
+        const fs::path f = fs::path(dir) / name;
+        if (fs::exists(f, ec) && !fs::is_regular_file(f, ec))
+            throw InputError(f.string(),
+                             "is not a regular file, so the run cannot write it (expected a file "
+                             "or nothing at that path)");
+    }
+}
+
+void write_run_outputs(const std::string& dir_name, const Scenario& s, const PreparedRun& p,
+                       const RunOutcome& o, std::uint64_t trace_limit) {
+    const std::filesystem::path dir(dir_name);
+    const SimulationResult& r = o.result;
+    const Workload& w = p.workload;
+    const SimulatedFabric& f = p.fabric;
+    write_file_atomically((dir / "messages.csv").string(), messages_csv(w, r));
+    write_file_atomically((dir / "links.csv").string(),
+                          links_csv(f.fabric, f.simulated(), f.node_layout(), r));
+    write_file_atomically((dir / "nics.csv").string(),
+                          nics_csv(f.fabric, f.simulated(), f.node_layout(), w, r,
+                                   s.cluster.nics_per_node, s.cluster.gpus_per_node));
+    write_stream_atomically((dir / "trace.json").string(), [&](std::ostream& out) {
+        (void)write_trace(out, s, p, r, trace_limit);
+    });
+    if (s.sim.sample_us > 0)
+        write_file_atomically((dir / "queues.csv").string(), queues_csv(f.simulated().graph, r));
+    write_file_atomically((dir / "results.json").string(), o.results.dump(2) + "\n");
+}
+
+std::string run_stop_report(const Scenario& s, const PreparedRun& p, const SimulationResult& r) {
+    const Workload& w = p.workload;
+    if (r.status == SimulationResult::Status::Completed) return {};
+    const std::size_t unfinished = w.messages.size() - r.counters.messages_finished;
+    std::string out;
+    if (r.status == SimulationResult::Status::TimeLimit)
+        out = fmt::format("sim.max_time_us ({} us) reached with {} of {} messages unfinished:\n",
+                          s.sim.max_time_us, unfinished, w.messages.size());
+    else if (r.status == SimulationResult::Status::EventLimit)
+        out = fmt::format(
+            "sim.max_events ({}) reached at {:.3f} us with {} of {} messages unfinished:\n",
+            s.sim.max_events, r.end_time.us(), unfinished, w.messages.size());
+    else
+        out = fmt::format(
+            "the network stopped making progress at {:.3f} us with {} of {} messages unfinished "
+            "({} bytes dropped; {} connections failed after {} retransmission timeouts in a "
+            "row):\n",
+            r.end_time.us(), unfinished, w.messages.size(), r.counters.payload_dropped,
+            r.counters.connections_failed, RdmaTransport::kRetryLimit + 1);
+    return out + unfinished_report(w, r, 20);
 }
 
 }  // namespace clustersim

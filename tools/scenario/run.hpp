@@ -2,12 +2,14 @@
 // One run from a loaded scenario to its results document: cheap validation, the estimate and
 // its limits, building, simulating, reporting. `run` and every point of `sweep` go through it.
 #include <optional>
+#include <string>
+#include <vector>
 
+#include "models/network/simulation.hpp"
+#include "tools/scenario/build.hpp"
 #include "tools/scenario/estimate.hpp"
 #include "tools/scenario/results_json.hpp"
 #include "tools/scenario/scenario.hpp"
-#include "tools/scenario/build.hpp"
-#include "models/network/simulation.hpp"
 
 namespace clustersim {
 
@@ -30,5 +32,18 @@ struct RunOutcome {
 
 /// Simulates a prepared run; `progress` prints a progress line on stderr for long runs.
 RunOutcome execute_run(const Scenario& s, const PreparedRun& p, bool progress);
+
+/// The files a run writes under --out, in the order written (results.json last, so a folder
+/// with results.json holds a whole run).
+const std::vector<std::string>& run_output_files();
+/// Creates `dir` and checks that every output file can be written as a file, before anything
+/// runs: never a half-written output after a long simulation. Throws InputError.
+void prepare_output_dir(const std::string& dir);
+/// Writes every output file of a finished run, each atomically.
+void write_run_outputs(const std::string& dir, const Scenario& s, const PreparedRun& p,
+                       const RunOutcome& o, std::uint64_t trace_limit);
+
+/// Why a run did not complete, with its first unfinished messages (empty when it completed).
+std::string run_stop_report(const Scenario& s, const PreparedRun& p, const SimulationResult& r);
 
 }  // namespace clustersim

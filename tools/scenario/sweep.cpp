@@ -10,11 +10,13 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <thread>
 
 #include "sim/input/input_file.hpp"
 #include "tools/scenario/output_files.hpp"
+#include "tools/scenario/pareto.hpp"
 #include "tools/scenario/run.hpp"
 
 namespace clustersim {
@@ -104,13 +106,15 @@ Json metrics_of(const Scenario& s, const Json& r, const std::string& objective) 
     // models/data/prices.yaml); bare NICs price the fabric alone.
     const double nics =
         at_path(r, "topology.endpoints") ? r["topology"]["endpoints"].get<double>() : 0.0;
-    const double nodes = s.cluster.bare ? 0.0 : std::ceil(nics / s.cluster.nics_per_node);
     if (m.contains("cost_usd")) {
-        const double cluster = m["cost_usd"].get<double>() + nodes * s.cost.server_usd;
-        m["cluster_cost_usd"] = cluster;
-        if (m.contains("tokens_per_s_per_gpu") && cluster > 0)
-            m["tokens_per_s_per_musd"] = m["tokens_per_s_per_gpu"].get<double>() *
-                                         (nodes * s.cluster.gpus_per_node) / (cluster / 1e6);
+        const ClusterCost cluster =
+            cluster_cost(m["cost_usd"].get<double>(), nics, s.cluster.nics_per_node,
+                         s.cost.server_usd, s.cluster.bare);
+        m["cluster_cost_usd"] = cluster.usd;
+        if (m.contains("tokens_per_s_per_gpu") && cluster.usd > 0)
+            m["tokens_per_s_per_musd"] =
+                tokens_per_s_per_musd(m["tokens_per_s_per_gpu"].get<double>(),
+                                      cluster.nodes * s.cluster.gpus_per_node, cluster.usd);
     }
     if (!objective.empty()) copy("objective", objective);
     return m;
@@ -192,13 +196,37 @@ SweepSpec load_sweep(const std::string& path, const std::vector<std::string>& gr
             throw located(path, seeds.Mark(), "seeds", "expected a count from 1 to 1000");
         spec.seeds = n;
     }
+    // `objective: {key: K, goal: max|min}`; a plain key is still accepted, its goal inferred
+    // from its name (and said so on stderr when the sweep runs).
+    std::optional<bool> objective_goal;
     if (const YAML::Node objective = root["objective"]) {
-        if (!objective.IsScalar())
+        if (objective.IsMap()) {
+            for (const auto& kv : objective) {
+                const std::string k = kv.first.IsScalar() ? kv.first.Scalar() : "?";
+                if (k != "key" && k != "goal")
+                    throw located(path, kv.first.Mark(), "objective." + k,
+                                  "unknown key (expected key, goal)");
+            }
+            const YAML::Node key = objective["key"];
+            if (!key || !key.IsScalar() || key.Scalar().empty())
+                throw located(path, key ? key.Mark() : objective.Mark(), "objective.key",
+                              "expected a results key such as decode.tokens_per_s_per_gpu");
+            spec.objective = key.Scalar();
+            if (const YAML::Node goal = objective["goal"]) {
+                if (!goal.IsScalar() || (goal.Scalar() != "max" && goal.Scalar() != "min"))
+                    throw located(path, goal.Mark(), "objective.goal", "expected max or min");
+                objective_goal = goal.Scalar() == "max";
+            }
+        } else if (objective.IsScalar()) {
+            spec.objective = objective.Scalar();
+        } else {
             throw located(path, objective.Mark(), "objective",
-                          "expected a results key such as decode.tokens_per_s_per_gpu");
-        spec.objective = objective.Scalar();
+                          "expected {key: RESULTS_KEY, goal: max|min} or a results key such as "
+                          "decode.tokens_per_s_per_gpu");
+        }
     }
-    spec.maximize = better_large(spec.objective);
+    spec.maximize = objective_goal.value_or(better_large(spec.objective));
+    spec.goal_inferred = !objective_goal && !root["goal"] && !spec.objective.empty();
     if (const YAML::Node goal = root["goal"]) {
         if (!goal.IsScalar() || (goal.Scalar() != "max" && goal.Scalar() != "min"))
             throw located(path, goal.Mark(), "goal", "expected max or min");
@@ -424,8 +452,7 @@ SweepSummary run_sweep(const SweepSpec& spec, const SweepOptions& options) {
         }
     }
 
-    // Rows in point order, the Pareto front marked: no other completed point is at most as
-    // expensive and at least as good, and better in one of the two.
+    // Rows in point order, the cost/objective Pareto front marked (pareto_front).
     std::vector<Json> stats(points.size());
     for (std::size_t i = 0; i < points.size(); ++i) {
         stats[i] = records[i]["status"] == "completed" ? summarise(records[i]) : Json::object();
@@ -435,21 +462,10 @@ SweepSummary run_sweep(const SweepSpec& spec, const SweepOptions& options) {
         if (!stats[i].contains(m)) return std::nullopt;
         return stats[i][m]["mean"].get<double>();
     };
-    const char* cost_metric = "cluster_cost_usd";
-    std::vector<bool> pareto(points.size(), false);
-    for (std::size_t i = 0; i < points.size(); ++i) {
-        const auto ci = value(i, cost_metric), oi = value(i, "objective");
-        if (!ci || !oi) continue;
-        bool dominated = false;
-        for (std::size_t j = 0; j < points.size() && !dominated; ++j) {
-            const auto cj = value(j, cost_metric), oj = value(j, "objective");
-            if (j == i || !cj || !oj) continue;
-            const bool as_good = spec.maximize ? *oj >= *oi : *oj <= *oi;
-            const bool better = spec.maximize ? *oj > *oi : *oj < *oi;
-            dominated = *cj <= *ci && as_good && (*cj < *ci || better);
-        }
-        pareto[i] = !dominated;
-    }
+    std::vector<ParetoPoint> ranked(points.size());
+    for (std::size_t i = 0; i < points.size(); ++i)
+        ranked[i] = {value(i, "cluster_cost_usd"), value(i, "objective")};
+    const std::vector<bool> pareto = pareto_front(ranked, spec.maximize);
 
     std::string csv = "point";
     for (const SweepAxis& a : spec.grid) csv.append(",").append(csv_cell(a.path));

@@ -25,7 +25,8 @@ struct SweepSpec {
     std::vector<SweepAxis> grid, zip;
     std::uint32_t seeds = 1;
     std::string objective;  // a results.json key path (a.b.c); empty: none
-    bool maximize = true;   // `goal: max|min` (default: min for times and latencies, else max)
+    bool maximize = true;   // `objective.goal` (default: min for times and latencies, else max)
+    bool goal_inferred = false;  // a plain objective key: the goal came from its name
 };
 
 /// Reads a sweep file; `grid_sets` are `--grid PATH=V1,V2` texts that add or replace grid keys.

@@ -1,4 +1,6 @@
-#include "tools/clustersim/report_command.hpp"
+// clustersim report OUT_DIR: report.html from a run's or a sweep's output folder, drawn by
+// tools/report.py with matplotlib (Debian python3-matplotlib).
+#include "tools/clustersim/commands.hpp"
 
 #include <fmt/format.h>
 #include <sys/wait.h>
@@ -6,12 +8,13 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <memory>
 #include <stdexcept>
 #include <vector>
 
 #include "sim/input/input_error.hpp"
 
-namespace clustersim {
+namespace clustersim::cli {
 
 namespace {
 
@@ -76,4 +79,23 @@ void write_report(const std::string& out_dir, double slo_tpot_ms) {
                         WIFEXITED(status) ? WEXITSTATUS(status) : -1));
 }
 
-}  // namespace clustersim
+Subcommand add_report(CLI::App& app) {
+    struct Options {
+        std::string dir;
+        double slo_tpot_ms = 0;
+    };
+    auto o = std::make_shared<Options>();
+    auto* sub = app.add_subcommand(
+        "report", "write report.html (plots, offline) from a run's or a sweep's --out folder");
+    sub->add_option("out_dir", o->dir, "the --out folder of a run or a sweep")->required();
+    sub->add_option("--slo-tpot-ms", o->slo_tpot_ms, "sweeps: the TPOT service-level line")
+        ->check(CLI::Range(0.0, 1e9));
+    return {sub, [o] {
+                write_report(o->dir, o->slo_tpot_ms);
+                fmt::print(stderr, "clustersim: wrote {}\n",
+                           (std::filesystem::path(o->dir) / "report.html").string());
+                return kExitOk;
+            }};
+}
+
+}  // namespace clustersim::cli

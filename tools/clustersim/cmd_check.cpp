@@ -1,0 +1,54 @@
+// clustersim check SCENARIO: validate it and say what a run would cost, from formulas.
+#include <fmt/format.h>
+
+#include <iostream>
+#include <memory>
+
+#include "tools/clustersim/commands.hpp"
+#include "tools/scenario/estimate.hpp"
+
+namespace clustersim::cli {
+namespace {
+
+struct CheckOptions {
+    ScenarioOptions scenario;
+    bool schema = false;
+};
+
+int run(const CheckOptions& o) {
+    if (o.schema) {
+        std::cout << schema_markdown();
+        return kExitOk;
+    }
+    if (o.scenario.scenario.empty()) {
+        fmt::print(stderr, "clustersim: check needs a scenario file (or --schema)\n");
+        return kExitBadInput;
+    }
+    const ScenarioEstimate e = estimate_scenario(load(o.scenario));
+    const std::string& file = o.scenario.scenario;
+    if (!e.has_workload) {
+        fmt::print("{}: ok ({} of {} NICs, no workload)\n", file, e.fabric_kind,
+                   e.fabric_endpoints);
+        return kExitOk;
+    }
+    const RunEstimate& est = e.run;
+    fmt::print(
+        "{}: ok ({}; {} messages, about {} packets, at most about {} events; memory about {}: "
+        "fabric {}, routes {}, workload {}, packets {})\n",
+        file, e.what, est.messages, est.packets, est.events, format_bytes(est.memory_bytes()),
+        format_bytes(est.fabric_bytes), format_bytes(est.routes_bytes),
+        format_bytes(est.workload_bytes), format_bytes(est.packet_bytes));
+    return kExitOk;
+}
+
+}  // namespace
+
+Subcommand add_check(CLI::App& app) {
+    auto o = std::make_shared<CheckOptions>();
+    auto* sub = app.add_subcommand("check", "validate a scenario");
+    add_scenario_options(sub, o->scenario, false, false);
+    sub->add_flag("--schema", o->schema, "print every scenario key as a Markdown table");
+    return {sub, [o] { return run(*o); }};
+}
+
+}  // namespace clustersim::cli

@@ -1,0 +1,85 @@
+// clustersim run SCENARIO: simulate it packet by packet; results on stdout and under --out.
+#include <fmt/format.h>
+
+#include <charconv>
+#include <iostream>
+#include <memory>
+
+#include "tools/clustersim/commands.hpp"
+#include "tools/scenario/estimate.hpp"
+#include "tools/scenario/results_json.hpp"
+#include "tools/scenario/results_trace.hpp"
+#include "tools/scenario/run.hpp"
+
+namespace clustersim::cli {
+namespace {
+
+struct RunOptions {
+    ScenarioOptions scenario;
+    std::optional<std::string> seed_text;  // parsed exactly here (CLI11 would saturate)
+    std::string out_dir;
+    bool quiet = false, report = false;
+    std::uint64_t trace_limit = kDefaultTraceLimit;
+};
+
+std::optional<std::uint64_t> parse_seed(const std::optional<std::string>& text) {
+    if (!text) return std::nullopt;
+    std::uint64_t v = 0;
+    const std::string& t = *text;
+    const auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+    if (t.empty() || ec != std::errc() || p != t.data() + t.size())
+        throw InputError("--seed", "'" + t.substr(0, 40) +
+                                       "' is out of range or not an integer (expected 0 to "
+                                       "18446744073709551615)");
+    return v;
+}
+
+int run(const RunOptions& o) {
+    if (o.report && o.out_dir.empty())
+        throw InputError("--report", "needs --out (expected a folder to write into)");
+    const Scenario s = load(o.scenario, parse_seed(o.seed_text));
+    PreparedRun prepared = prepare_run(s);
+    const RunEstimate& est = prepared.estimate;
+    // No limit is set by default, but a run of hours should not start unannounced.
+    if (est.events > kLongRunEvents && s.sim.max_events == 0 && s.sim.max_time_us == 0 && !o.quiet)
+        fmt::print(stderr,
+                   "clustersim: this run has up to about {:.3g} events to simulate (hours at a "
+                   "few million a second); sim.max_events or sim.max_time_us bound it\n",
+                   static_cast<double>(est.events));
+    if (!o.out_dir.empty()) prepare_output_dir(o.out_dir);
+    const RunOutcome outcome = execute_run(s, prepared, !o.quiet && !o.scenario.json);
+    if (!o.out_dir.empty()) write_run_outputs(o.out_dir, s, prepared, outcome, o.trace_limit);
+    if (o.scenario.json)
+        std::cout << outcome.results.dump(2) << "\n";
+    else if (!o.quiet)
+        std::cout << run_summary_table(outcome.results)
+                  << fmt::format("  {:<26}{:>16.1f}{:>12.1f}\n", "memory est. / peak [MB]",
+                                 static_cast<double>(est.memory_bytes()) / 1e6,
+                                 static_cast<double>(peak_memory_bytes()) / 1e6);
+    int rc = kExitOk;
+    if (const std::string stop = run_stop_report(s, prepared, outcome.result); !stop.empty()) {
+        std::cerr << "clustersim: " << stop;
+        rc = kExitStalled;
+    }
+    if (o.report) write_report(o.out_dir, 0);
+    return rc;
+}
+
+}  // namespace
+
+Subcommand add_run(CLI::App& app) {
+    auto o = std::make_shared<RunOptions>();
+    auto* sub = app.add_subcommand("run", "simulate a scenario packet by packet");
+    add_scenario_options(sub, o->scenario, true);
+    sub->add_option("--seed", o->seed_text, "override the scenario's seed (0 to 2^64 - 1)");
+    sub->add_option("--out", o->out_dir, "write results.json and messages.csv to this folder")
+        ->check(non_empty_path);
+    sub->add_flag("--quiet", o->quiet, "no summary table or progress line");
+    sub->add_option("--trace-limit", o->trace_limit,
+                    "at most this many events in trace.json (messages are cut first)")
+        ->check(CLI::Range(std::uint64_t{100}, std::uint64_t{1} << 40));
+    sub->add_flag("--report", o->report, "also write report.html under --out");
+    return {sub, [o] { return run(*o); }};
+}
+
+}  // namespace clustersim::cli

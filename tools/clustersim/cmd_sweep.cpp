@@ -1,0 +1,62 @@
+// clustersim sweep SWEEP: a scenario over a grid of values, on threads or MPI ranks.
+#include <fmt/format.h>
+
+#include <iostream>
+#include <memory>
+
+#include "tools/clustersim/commands.hpp"
+#include "tools/scenario/sweep.hpp"
+
+namespace clustersim::cli {
+namespace {
+
+struct SweepCommandOptions {
+    std::string file, out_dir;
+    std::vector<std::string> grid;
+    unsigned threads = 1;
+    bool quiet = false;
+};
+
+int run(const SweepCommandOptions& o, const MpiSession& mpi) {
+    const SweepSpec spec = load_sweep(o.file, o.grid);
+    const bool root = mpi.rank() == 0;
+    if (spec.goal_inferred && !o.quiet && root)
+        fmt::print(stderr,
+                   "sweep: objective {} taken as goal: {} from its name (write objective: "
+                   "{{key: {}, goal: max|min}} to say it)\n",
+                   spec.objective, spec.maximize ? "max" : "min", spec.objective);
+    SweepOptions options;
+    options.threads = o.threads;
+    options.out_dir = o.out_dir;
+    options.rank = mpi.rank();
+    options.ranks = mpi.ranks();
+    options.gather = mpi.gather();
+    options.progress = !o.quiet && root;
+    const SweepSummary summary = run_sweep(spec, options);
+    if (!o.quiet && root) {
+        std::cout << summary.csv;
+        fmt::print(stderr, "sweep: {} points, {} failed, {} resumed{}\n", summary.points,
+                   summary.failed, summary.resumed,
+                   o.out_dir.empty() ? "" : "; results.csv and results.json in " + o.out_dir);
+    }
+    return kExitOk;
+}
+
+}  // namespace
+
+Subcommand add_sweep(CLI::App& app, const MpiSession& mpi) {
+    auto o = std::make_shared<SweepCommandOptions>();
+    auto* sub = app.add_subcommand(
+        "sweep", "run a scenario over a grid of key values and rank the points by cost");
+    sub->add_option("sweep", o->file, "sweep YAML file (base, grid, zip, seeds, objective)")
+        ->required();
+    sub->add_option("--grid", o->grid, "add or replace a grid key: PATH=V1,V2,...");
+    sub->add_option("-j", o->threads, "points to run at once, on threads")
+        ->check(CLI::Range(1u, 1024u));
+    sub->add_option("--out", o->out_dir, "write results.csv, results.json and points/ here")
+        ->check(non_empty_path);
+    sub->add_flag("--quiet", o->quiet, "no table and no progress bar");
+    return {sub, [o, &mpi] { return run(*o, mpi); }};
+}
+
+}  // namespace clustersim::cli

@@ -1,0 +1,50 @@
+#pragma once
+// The subcommands of shared/spec/cli.md, one file each: each adds its options to the app and
+// returns what runs it. Wiring only: the answers come from the scenario library.
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tools/scenario/mpi_world.hpp"
+#include "tools/scenario/scenario.hpp"
+
+namespace clustersim::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitInternal = 1;
+inline constexpr int kExitBadInput = 2;
+inline constexpr int kExitStalled = 3;
+
+struct Subcommand {
+    CLI::App* app = nullptr;
+    std::function<int()> run;
+};
+
+Subcommand add_run(CLI::App& app);
+Subcommand add_topo(CLI::App& app);
+Subcommand add_traffic(CLI::App& app);
+Subcommand add_check(CLI::App& app);
+Subcommand add_sweep(CLI::App& app, const MpiSession& mpi);
+Subcommand add_report(CLI::App& app);
+Subcommand add_bench(CLI::App& app);
+
+/// SCENARIO, --set and (optionally) --json: the options every scenario command takes.
+struct ScenarioOptions {
+    std::string scenario;
+    std::vector<std::string> sets;
+    bool json = false;
+};
+void add_scenario_options(CLI::App* sub, ScenarioOptions& o, bool json, bool required = true);
+Scenario load(const ScenarioOptions& o, std::optional<std::uint64_t> seed = std::nullopt);
+
+/// `report` on a run's or sweep's output folder (also run --report).
+void write_report(const std::string& out_dir, double slo_tpot_ms);
+
+/// An option that names a folder to write into: refuses an empty path.
+std::string non_empty_path(const std::string& v);
+
+}  // namespace clustersim::cli
