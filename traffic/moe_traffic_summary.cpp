@@ -22,7 +22,7 @@ MoeTrafficSummary summarise_moe_traffic(const MoeAllToAll& a, const ExpertPlacem
                                         bool training, double ep_bandwidth_GBps, bool nvlink) {
     MoeTrafficSummary t;
     const std::uint32_t ep = placement.ep_size;
-    const std::uint64_t hidden = model.hidden;
+    const std::uint64_t token_bytes = dispatch_payload_bytes(model.hidden);  // FP8, one copy
     t.ep_size = ep;
     t.nodes = placement.nodes();
     std::uint64_t copies = 0, max_copies = 0, forwarded = 0, rdma = 0;
@@ -36,8 +36,8 @@ MoeTrafficSummary summarise_moe_traffic(const MoeAllToAll& a, const ExpertPlacem
     t.combine_bytes = copies * combine_payload_bytes(model.hidden);
     t.dispatch_bytes_max_gpu = max_copies * dispatch_payload_bytes(model.hidden);
     t.dispatch_scale_bytes = copies * dispatch_scale_bytes(model.hidden);
-    t.nvlink_forward_bytes = forwarded * hidden;
-    t.rdma_dispatch_bytes = rdma * hidden;
+    t.nvlink_forward_bytes = forwarded * token_bytes;
+    t.rdma_dispatch_bytes = rdma * token_bytes;
     t.comms_per_iteration = std::uint64_t{model.moe_layers()} * micro_batches * (training ? 2 : 1);
     t.iteration_bytes = (t.dispatch_bytes + t.combine_bytes) * t.comms_per_iteration;
     t.nodes_per_token_mean =
@@ -46,12 +46,12 @@ MoeTrafficSummary summarise_moe_traffic(const MoeAllToAll& a, const ExpertPlacem
 
     t.pairs = a.transfers.size();
     for (const auto& tr : a.transfers) {
-        t.max_pair_bytes = std::max(t.max_pair_bytes, tr.tokens * hidden);
-        t.pair_bytes += tr.tokens * hidden;
+        t.max_pair_bytes = std::max(t.max_pair_bytes, tr.tokens * token_bytes);
+        t.pair_bytes += tr.tokens * token_bytes;
     }
     std::vector<std::uint64_t> node_load(placement.nodes(), 0);
     for (std::uint32_t g = 0; g < ep; ++g) {
-        const std::uint64_t b = (a.rdma_sent[g] + a.rdma_received[g]) * hidden;
+        const std::uint64_t b = (a.rdma_sent[g] + a.rdma_received[g]) * token_bytes;
         t.nic_bytes += b;
         node_load[placement.node_of_gpu(g)] += b;
         if (b > t.hottest_gpu_bytes) {

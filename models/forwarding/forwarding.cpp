@@ -15,15 +15,16 @@ Forwarding::Forwarding(const PortGraph& graph, const ForwardingTables& routes,
                        const NetworkParams& params, const NodeLayout* layout,
                        std::span<const EgressPort> ports)
     : graph_(graph), routes_(routes), layout_(layout), ports_(ports), params_(params.routing) {
-    const auto policies = routing_policies();
-    if (params_.policy >= policies.size()) throw std::invalid_argument("unknown routing policy");
+    const auto& policies = routing_policies();
+    if (params_.policy >= policies.rows().size())
+        throw std::invalid_argument("unknown routing policy");
     find_planes();
     RandomStream salts(params.seed, "ecmp-salt");
     for (FabricSwitch& s : fabric_switches_) {
         s.route.salt = salts();
         s.choose = policies[params_.policy].choose;
     }
-    if (policies[params_.policy].name == "flowlet") {
+    if (policies[params_.policy].flowlet_table) {
         const std::uint32_t fabric = layout_ ? layout_->fabric_switches : graph_.switch_count();
         flowlets_.assign(std::size_t{fabric} * kFlowletEntries, Flowlet{});
         for (std::uint32_t s = 0; s < fabric; ++s)
@@ -170,7 +171,7 @@ std::uint32_t Forwarding::detour(std::uint32_t sw, Packet& p) {
             // UGAL (Singh, PhD thesis 2005): the detour when its queue x hops is smaller. Local:
             // the first hop's queue times the path's hops; global: every hop's queue plus a
             // packet per hop, so that empty paths still prefer the shorter.
-            const bool global = params_.ugal_global;
+            const bool global = params_.knobs.get<UgalKnobs>().global;
             const PathCost m = walk(sw, dst->edge, global);
             const PathCost a = walk(sw, mid, global);
             const PathCost b = walk(edge_switch_[mid], dst->edge, global);

@@ -4,16 +4,24 @@
 // (network.adaptive: two-choices) the less loaded of two random candidates, the cheaper
 // hardware variant (Mitzenmacher's power of two choices).
 #include "models/routing/routing_policy.hpp"
-#include "sim/random.hpp"
 
 namespace clustersim {
+namespace {
 
-std::uint32_t choose_adaptive(const RouteChoice& c) {
+struct AdaptiveKnobs {
+    bool two_choices = false;  // the less loaded of two random candidates
+};
+
+const KeySpec kAdaptive = keys::choice_default(
+    "network.adaptive", {"least-loaded", "two-choices"}, "least-loaded",
+    "adaptive: the candidate with the least queued bytes, or the less loaded of two random ones");
+
+std::uint32_t choose(const RouteChoice& c) {
     const std::size_t n = c.candidates.size();
     const std::uint64_t h =
         mix64((std::uint64_t{c.packet.message} << 32 | c.packet.sequence) ^ c.state.salt);
     auto load = [&](std::uint32_t i) { return c.ports[c.candidates[i]].queued_bytes; };
-    if (c.params.adaptive_two_choices) {
+    if (c.params.knobs.get<AdaptiveKnobs>().two_choices) {
         const std::uint32_t a = pick_index(static_cast<std::uint32_t>(h), n);
         const std::uint32_t b = pick_index(static_cast<std::uint32_t>(h >> 32), n);
         return c.candidates[load(b) < load(a) ? b : a];
@@ -26,6 +34,21 @@ std::uint32_t choose_adaptive(const RouteChoice& c) {
         if (load(i) < load(best)) best = i;
     }
     return c.candidates[best];
+}
+
+}  // namespace
+
+RoutingPolicyInfo adaptive_policy() {
+    return {"adaptive",
+            "per packet, the candidate with the least queued bytes (InfiniBand adaptive routing, "
+            "Ethernet dynamic load balancing)",
+            &choose,
+            NonMinimal::Never,
+            false,
+            {kAdaptive},
+            [](const KeyValues& v, RoutingParams& p) {
+                p.knobs.set(AdaptiveKnobs{v.text(kAdaptive) == "two-choices"});
+            }};
 }
 
 }  // namespace clustersim

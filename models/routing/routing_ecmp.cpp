@@ -3,14 +3,34 @@
 // Unsalted (network.ecmp_hash: unsalted), every switch computes the same function and a tier
 // only sees the flows the tier below already sent its way: hash polarisation.
 #include "models/routing/routing_policy.hpp"
-#include "sim/random.hpp"
 
 namespace clustersim {
+namespace {
 
-std::uint32_t choose_ecmp(const RouteChoice& c) {
-    const std::uint64_t salt = c.params.ecmp_salted ? c.state.salt : 0;
-    const auto h = static_cast<std::uint32_t>(mix64(c.packet.entropy ^ salt));
-    return c.candidates[pick_index(h, c.candidates.size())];
+struct EcmpKnobs {
+    bool salted = true;
+};
+
+const KeySpec kHash = keys::choice_default(
+    "network.ecmp_hash", {"salted", "unsalted"}, "salted",
+    "ecmp: a hash salt per switch, or one hash everywhere (which polarises across tiers)");
+
+std::uint32_t choose(const RouteChoice& c) {
+    return hash_candidate(c, c.params.knobs.get<EcmpKnobs>().salted);
+}
+
+}  // namespace
+
+RoutingPolicyInfo ecmp_policy() {
+    return {"ecmp",
+            "hash of the flow's header fields, salted per switch: one flow, one path",
+            &choose,
+            NonMinimal::Never,
+            false,
+            {kHash},
+            [](const KeyValues& v, RoutingParams& p) {
+                p.knobs.set(EcmpKnobs{v.text(kHash) == "salted"});
+            }};
 }
 
 }  // namespace clustersim

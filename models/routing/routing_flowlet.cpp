@@ -4,17 +4,25 @@
 // (Vanini et al., "Let It Flow", NSDI 2017: LetFlow's random re-pick). The table is indexed by
 // a hash of the flow, as switch ASICs do; a collision simply shares the entry.
 #include "models/routing/routing_policy.hpp"
-#include "sim/random.hpp"
 
 namespace clustersim {
+namespace {
 
-std::uint32_t choose_flowlet(const RouteChoice& c) {
+struct FlowletKnobs {
+    Time gap;  // idle gap that opens a new flowlet
+};
+
+const KeySpec kGap = keys::integer_default(
+    "network.flowlet_gap_ns", 1, 1e12, 2000, "assumption: above the paths' delay spread at 400G",
+    "flowlet: idle gap after which a flow may take a new path");
+
+std::uint32_t choose(const RouteChoice& c) {
     const std::size_t n = c.candidates.size();
     const std::uint64_t h = mix64(c.packet.entropy ^ c.state.salt);
     Flowlet& f =
         c.state.flowlets[pick_index(static_cast<std::uint32_t>(h), c.state.flowlets.size())];
     const bool idle = f.last_seen == Time::never() || f.entropy != c.packet.entropy ||
-                      c.now - f.last_seen > c.params.flowlet_gap;
+                      c.now - f.last_seen > c.params.knobs.get<FlowletKnobs>().gap;
     if (idle) {
         f.entropy = c.packet.entropy;
         f.choice = pick_index(
@@ -22,6 +30,21 @@ std::uint32_t choose_flowlet(const RouteChoice& c) {
     }
     f.last_seen = c.now;
     return c.candidates[f.choice % n];
+}
+
+}  // namespace
+
+RoutingPolicyInfo flowlet_policy() {
+    return {"flowlet",
+            "a new random path after an idle gap of network.flowlet_gap_ns (LetFlow)",
+            &choose,
+            NonMinimal::Never,
+            true,
+            {kGap},
+            [](const KeyValues& v, RoutingParams& p) {
+                p.knobs.set(
+                    FlowletKnobs{Time::from_ps(static_cast<std::int64_t>(v.integer(kGap)) * 1000)});
+            }};
 }
 
 }  // namespace clustersim

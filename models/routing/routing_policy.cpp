@@ -1,54 +1,34 @@
 #include "models/routing/routing_policy.hpp"
 
-#include <array>
-
 namespace clustersim {
 
-// Each policy lives in its own file (models/routing_NAME.cpp); adding one is a declaration and
-// a row here.
-std::uint32_t choose_ecmp(const RouteChoice&);
-std::uint32_t choose_static(const RouteChoice&);
-std::uint32_t choose_adaptive(const RouteChoice&);
-std::uint32_t choose_spray(const RouteChoice&);
-std::uint32_t choose_flowlet(const RouteChoice&);
+// Each policy's row is defined in its own file (models/routing/routing_NAME.cpp): adding a
+// policy is that file and one line here.
+RoutingPolicyInfo ecmp_policy();
+RoutingPolicyInfo static_policy();
+RoutingPolicyInfo adaptive_policy();
+RoutingPolicyInfo spray_policy();
+RoutingPolicyInfo flowlet_policy();
+RoutingPolicyInfo valiant_policy();
+RoutingPolicyInfo ugal_policy();
 
-namespace {
-constexpr std::array kPolicies = {
-    RoutingPolicyInfo{"ecmp",
-                      "hash of the flow's header fields, salted per switch: one flow, one path",
-                      &choose_ecmp},
-    RoutingPolicyInfo{"static",
-                      "InfiniBand destination-based tables (D-mod-k, as a subnet manager "
-                      "programs fat trees): one path per destination, no hash",
-                      &choose_static},
-    RoutingPolicyInfo{"adaptive",
-                      "per packet, the candidate with the least queued bytes (InfiniBand "
-                      "adaptive routing, Ethernet dynamic load balancing)",
-                      &choose_adaptive},
-    RoutingPolicyInfo{"spray", "per packet, a random candidate (or in turn): one flow, all paths",
-                      &choose_spray},
-    RoutingPolicyInfo{"flowlet",
-                      "a new random path after an idle gap of network.flowlet_gap_ns (LetFlow)",
-                      &choose_flowlet},
-    RoutingPolicyInfo{"valiant",
-                      "every packet through a random intermediate switch outside the source's and "
-                      "destination's groups, then minimally (Valiant load balancing)",
-                      &choose_ecmp, NonMinimal::Always},
-    RoutingPolicyInfo{"ugal",
-                      "per packet at the first switch, minimal or Valiant, whichever has the "
-                      "smaller queue x hops (network.ugal: local or global queues)",
-                      &choose_ecmp, NonMinimal::Adaptive},
-};
-}  // namespace
-
-std::span<const RoutingPolicyInfo> routing_policies() {
-    return kPolicies;
+const Registry<RoutingPolicyInfo>& routing_policies() {
+    static const Registry<RoutingPolicyInfo> policies({
+        ecmp_policy(),
+        static_policy(),
+        adaptive_policy(),
+        spray_policy(),
+        flowlet_policy(),
+        valiant_policy(),
+        ugal_policy(),
+    });
+    return policies;
 }
 
-std::uint32_t find_routing_policy(std::string_view name) {
-    for (std::uint32_t i = 0; i < kPolicies.size(); ++i)
-        if (kPolicies[i].name == name) return i;
-    return kNone;
+RoutingKnobs routing_default_knobs(std::uint32_t policy) {
+    RoutingParams p{policy, RoutingKnobs{}};
+    if (const auto& row = routing_policies()[policy]; row.parse) row.parse(KeyValues{}, p);
+    return p.knobs;
 }
 
 }  // namespace clustersim

@@ -1,27 +1,41 @@
 #pragma once
 // Routing policies: how a switch picks one output among the candidates its forwarding table
-// gives for a destination. One table entry per policy (name, help, chooser); a chooser sees
+// gives for a destination. One row per policy (name, help, chooser, its keys); a chooser sees
 // what a real switch sees -- the packet's header fields, the switch's own salt, state and
 // egress queues, and the clock. Called only where there is a choice (more than one candidate).
 #include <cstdint>
 #include <span>
 #include <string_view>
+#include <vector>
 
 #include "models/fabric/egress_port.hpp"
 #include "models/network/packet.hpp"
+#include "sim/inline_knobs.hpp"
+#include "sim/input/key_spec.hpp"
+#include "sim/random.hpp"
+#include "sim/registry.hpp"
 #include "sim/time.hpp"
 
 namespace clustersim {
 
-/// Knobs of the routing policies (network.* keys), shared by every switch.
+/// The policy a run uses and its own knobs, which its row parses from its keys (a struct of
+/// the policy's, trivially copyable, read back by its chooser with knobs.get<T>()).
+using RoutingKnobs = InlineKnobs<16>;
+/// A policy's knobs at their declared defaults (as a scenario that sets none of its keys).
+RoutingKnobs routing_default_knobs(std::uint32_t policy);
+
 struct RoutingParams {
-    std::uint32_t policy = 0;  // index into routing_policies()
-    bool ecmp_salted = true;   // ecmp: a salt per switch (false: one hash everywhere, which
-                               // polarises: a tier sees only flows the tier below sent its way)
-    bool spray_round_robin = false;          // spray: in turn (else a random candidate per packet)
-    Time flowlet_gap = Time::from_ns(2000);  // flowlet: idle gap that opens a new flowlet
-    bool adaptive_two_choices = false;       // adaptive: the less loaded of two random candidates
-    bool ugal_global = false;  // ugal: queues along the whole path (else the first hop's)
+    std::uint32_t policy = 0;  // index into routing_policies(): ECMP unless set
+    RoutingKnobs knobs = routing_default_knobs(0);
+    /// `policy` with its knobs at their defaults.
+    static RoutingParams of(std::uint32_t policy) {
+        return {policy, routing_default_knobs(policy)};
+    }
+};
+
+/// UGAL's knob: the forwarding layer reads it where it decides between minimal and Valiant.
+struct UgalKnobs {
+    bool global = false;  // queues along the whole path (else the first hop's)
 };
 
 /// One entry of a switch's flowlet table (flowlet routing).
@@ -56,21 +70,36 @@ using ChooseOutput = std::uint32_t (*)(const RouteChoice&);
 /// Whether a policy may leave the minimal routes (through an intermediate switch).
 enum class NonMinimal : std::uint8_t { Never, Always, Adaptive };
 
+/// One row of the routing family: what `check --schema` shows, the chooser, and the policy's own
+/// keys (network.*) with the function that reads them into RoutingParams::knobs.
 struct RoutingPolicyInfo {
     std::string_view name;
     std::string_view help;
     ChooseOutput choose;  // among minimal candidates
     NonMinimal non_minimal = NonMinimal::Never;
+    bool flowlet_table = false;  // each fabric switch keeps a flowlet table
+    std::vector<KeySpec> keys;
+    void (*parse)(const KeyValues&, RoutingParams&) = nullptr;
 };
 
-/// Every routing policy this build has, in the order `check --schema` lists them.
-std::span<const RoutingPolicyInfo> routing_policies();
-/// Index into routing_policies(), or kNone.
-std::uint32_t find_routing_policy(std::string_view name);
+/// Every routing policy this build has, in the order `check --schema` lists them. Each lives in
+/// its own file (models/routing/routing_NAME.cpp) that defines its row; the table in
+/// routing_policy.cpp lists the rows.
+const Registry<RoutingPolicyInfo>& routing_policies();
+
+/// A salted hash of the flow's header fields picks a candidate: ECMP's choice, and the minimal
+/// choice of the non-minimal policies.
+inline std::uint32_t hash_candidate(const RouteChoice& c, bool salted);
 
 /// A candidate index in [0, n) from 32 random bits (multiply-shift, no modulo bias to speak of).
 inline std::uint32_t pick_index(std::uint32_t bits, std::size_t n) {
     return static_cast<std::uint32_t>((static_cast<std::uint64_t>(bits) * n) >> 32);
+}
+
+inline std::uint32_t hash_candidate(const RouteChoice& c, bool salted) {
+    const std::uint64_t salt = salted ? c.state.salt : 0;
+    const auto h = static_cast<std::uint32_t>(mix64(c.packet.entropy ^ salt));
+    return c.candidates[pick_index(h, c.candidates.size())];
 }
 
 }  // namespace clustersim

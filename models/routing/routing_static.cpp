@@ -12,12 +12,26 @@
 #include "models/routing/routing_policy.hpp"
 
 namespace clustersim {
+namespace {
 
-std::uint32_t choose_static(const RouteChoice& c) {
+std::uint32_t choose(const RouteChoice& c) {
     const std::uint32_t n = static_cast<std::uint32_t>(c.candidates.size());
     const bool up = c.channel_goes_up[c.candidates[0]] != 0;
     const std::uint32_t divisor = up ? c.state.dmodk_divisor : c.state.dmodk_down_divisor;
     return c.candidates[(c.destination_lid / divisor) % n];
+}
+
+}  // namespace
+
+RoutingPolicyInfo static_policy() {
+    return {"static",
+            "InfiniBand destination-based tables (D-mod-k, as a subnet manager programs fat "
+            "trees): one path per destination, no hash",
+            &choose,
+            NonMinimal::Never,
+            false,
+            {},
+            nullptr};
 }
 
 }  // namespace clustersim

@@ -196,7 +196,7 @@ std::uint32_t virtual_lanes(const Scenario& s, const Topology& fabric) {
     if (s.network.virtual_lanes != 0) return s.network.virtual_lanes;
     // A detour through an intermediate switch is two minimal routes: twice the lanes.
     const bool detours =
-        routing_policies()[s.network.routing_policy].non_minimal != NonMinimal::Never;
+        routing_policies()[s.network.routing_params.policy].non_minimal != NonMinimal::Never;
     return std::min(kMaxVirtualLanes, fabric.virtual_lanes * (detours ? 2 : 1));
 }
 
@@ -207,13 +207,7 @@ NetworkParams network_params(const Scenario& s, const Topology& fabric) {
     p.flow_control = s.network.flow_control;
     p.seed = s.seed;
     p.extra_latency = Time::from_us(s.network.extra_latency_us);
-    p.routing.policy = s.network.routing_policy;
-    p.routing.ecmp_salted = s.network.ecmp_salted;
-    p.routing.spray_round_robin = s.network.spray_round_robin;
-    p.routing.flowlet_gap =
-        Time::from_ps(static_cast<std::int64_t>(s.network.flowlet_gap_ns) * 1000);
-    p.routing.adaptive_two_choices = s.network.adaptive_two_choices;
-    p.routing.ugal_global = s.network.ugal_global;
+    p.routing = s.network.routing_params;
     p.retransmission =
         s.network.go_back_n ? Retransmission::GoBackN : Retransmission::SelectiveRepeat;
     p.ack_every = s.network.ack_every;

@@ -17,51 +17,22 @@
 #include "models/hardware/hardware_catalog.hpp"
 #include "models/routing/routing_policy.hpp"
 #include "sim/input/input_file.hpp"
+#include "sim/input/key_spec.hpp"
+#include "sim/registry.hpp"
 #include "topologies/topology_kinds.hpp"
 #include "traffic/workload_kinds.hpp"
 
 namespace clustersim {
 namespace {
 
-enum class Type { Integer, Number, String, Boolean, Section };
-
-struct KeySpec {
-    std::string path;
-    Type type = Type::String;
-    double min = -std::numeric_limits<double>::infinity();
-    double max = std::numeric_limits<double>::infinity();
-    std::vector<std::string> choices;    // every name the contract knows
-    std::vector<std::string> supported;  // the ones this build implements (empty: all)
-    std::string default_text;
-    std::string help;
-};
-
+using Type = KeyType;
+using keys::boolean;
+using keys::choice;
+using keys::integer;
+using keys::number;
+using keys::section;
+using keys::text;
 constexpr double kInf = std::numeric_limits<double>::infinity();
-
-KeySpec number(std::string path, double min, double max, std::string dflt, std::string help) {
-    return KeySpec{std::move(path), Type::Number,   min, max, {}, {},
-                   std::move(dflt), std::move(help)};
-}
-KeySpec integer(std::string path, double min, double max, std::string dflt, std::string help) {
-    return KeySpec{std::move(path), Type::Integer,  min, max, {}, {},
-                   std::move(dflt), std::move(help)};
-}
-KeySpec text(std::string path, std::string dflt, std::string help) {
-    return KeySpec{std::move(path), Type::String,   -kInf, kInf, {}, {},
-                   std::move(dflt), std::move(help)};
-}
-KeySpec choice(std::string path, std::vector<std::string> choices,
-               std::vector<std::string> supported, std::string dflt, std::string help) {
-    return KeySpec{std::move(path),    Type::String,         -kInf,           kInf,
-                   std::move(choices), std::move(supported), std::move(dflt), std::move(help)};
-}
-KeySpec boolean(std::string path, std::string dflt, std::string help) {
-    return KeySpec{std::move(path), Type::Boolean,  -kInf, kInf, {}, {},
-                   std::move(dflt), std::move(help)};
-}
-KeySpec section(std::string path) {
-    return KeySpec{std::move(path), Type::Section, -kInf, kInf, {}, {}, "", ""};
-}
 
 // The names of a registry's entries (topology kinds, routing policies, ...), in table order.
 template <class Entries>
@@ -69,6 +40,10 @@ std::vector<std::string> names_of(const Entries& entries) {
     std::vector<std::string> out;
     for (const auto& e : entries) out.emplace_back(e.name);
     return out;
+}
+template <class Entry>
+std::vector<std::string> names_of(const Registry<Entry>& registry) {
+    return registry.names();
 }
 // The names a key accepts: the contract's (shared/spec/cli.md, some reserved for later) and every
 // registry entry, so that a new entry needs no edit here.
@@ -82,9 +57,31 @@ std::vector<std::string> topology_kind_names() {
     return names_of(topology_kinds());
 }
 
-// clang-format off
+// The keys a family's rows declare, after the family's own key (`network.routing`, ...).
+void insert_after(std::vector<KeySpec>& keys, const std::string& path,
+                  const std::vector<KeySpec>& more) {
+    auto at =
+        std::find_if(keys.begin(), keys.end(), [&](const KeySpec& k) { return k.path == path; });
+    keys.insert(at == keys.end() ? at : at + 1, more.begin(), more.end());
+}
+
+std::vector<KeySpec> core_keys();
+
 const std::vector<KeySpec>& schema() {
-    static const std::vector<KeySpec> keys = {
+    static const std::vector<KeySpec> keys = [] {
+        std::vector<KeySpec> all = core_keys();
+        std::vector<KeySpec> routing;
+        for (const auto& row : routing_policies().rows())
+            routing.insert(routing.end(), row.keys.begin(), row.keys.end());
+        insert_after(all, "network.routing", routing);
+        return all;
+    }();
+    return keys;
+}
+
+// clang-format off
+std::vector<KeySpec> core_keys() {
+    return {
         integer("seed", 0, 18446744073709551615.0, "1", "random seed: same scenario + seed = same results"),
         text("name", "file stem", "scenario name in reports"),
         section("topology"),
@@ -137,15 +134,10 @@ const std::vector<KeySpec>& schema() {
                "lossless credits (InfiniBand), priority flow control from shared buffers (Ethernet), or tail drop with retransmission"),
         number("network.pfc_alpha", 1e-3, 1e3, "1 (assumption)", "pfc: an ingress pauses its upstream port when it holds more than alpha x the switch's free shared buffer (dynamic thresholds, as shared-buffer ASICs set them)"),
         choice("network.routing", known_names({"static", "ecmp", "adaptive", "spray", "flowlet", "valiant", "ugal"}, names_of(routing_policies())),
-               names_of(routing_policies()), "switch preset (static for InfiniBand, ecmp for Ethernet)", "path choice among a switch's candidate outputs (models/routing_policy.cpp)"),
-        choice("network.ecmp_hash", {"salted", "unsalted"}, {}, "salted", "ecmp: a hash salt per switch, or one hash everywhere (which polarises across tiers)"),
-        choice("network.spray", {"random", "round-robin"}, {}, "random", "spray: a random candidate per packet, or the candidates in turn per switch"),
-        integer("network.flowlet_gap_ns", 1, 1e12, "2000 (assumption: above the paths' delay spread at 400G)", "flowlet: idle gap after which a flow may take a new path"),
+               names_of(routing_policies()), "switch preset (static for InfiniBand, ecmp for Ethernet)", "path choice among a switch's candidate outputs (models/routing/)"),
         choice("network.retransmission", {"go-back-n", "selective-repeat"}, {}, "NIC preset (cx6: go-back-n; cx7, cx8: selective-repeat)", "a packet past a gap: discarded and NACKed, the sender resending from there; or placed out of order, only the missing packet resent. Go-back-N turns on ACKs"),
         integer("network.ack_every", 1, 1e6, "NIC preset (8, assumption)", "ACK coalescing: one cumulative ACK per this many packets, and one for the last"),
         number("network.retransmit_timeout_us", 1e-3, 1e9, "NIC preset (100, IRN's RTO)", "retransmission timer, from the last ACK progress; 7 expiries in a row fail the connection"),
-        choice("network.ugal", {"local", "global"}, {}, "local", "ugal: compare the first hop's queues (UGAL-L) or every hop's (UGAL-G, an idealised global view)"),
-        choice("network.adaptive", {"least-loaded", "two-choices"}, {}, "least-loaded", "adaptive: the candidate with the least queued bytes, or the less loaded of two random ones"),
         choice("network.congestion_control", known_names({"none", "dcqcn", "hpcc", "timely", "swift"}, names_of(congestion_controls())),
                names_of(congestion_controls()), "none", "sender congestion control (models/congestion_control.cpp); InfiniBand's own (FECN/BECN) is not modelled"),
         integer("network.ecn_kmin_bytes", 0, 1e12, "100000 (assumption, see docs/network-model.md)", "ECN (RED): no mark while the egress queue holds fewer bytes"),
@@ -228,7 +220,6 @@ const std::vector<KeySpec>& schema() {
         choice("workload.intranode_via", {"nvlink", "rdma"}, {}, "nvlink", "low-latency: own-node destinations over NVLink or through the NIC"),
         boolean("workload.shared_expert_remote", "false", "count shared experts as network destinations (the ISCA '25 bound does)"),
     };
-    return keys;
 }
 // clang-format on
 
@@ -497,7 +488,7 @@ class Loader {
                     fail_at(path, v.Mark(),
                             fmt::format("'{}' is not {}{}", text, type_name(spec.type),
                                         bytes ? " (units KB, MB, GB, KiB, MiB, GiB allowed)" : ""));
-                integers_[path] = *parsed;
+                values_.integers[path] = *parsed;
                 return;
             }
             case Type::Number: {
@@ -511,7 +502,7 @@ class Loader {
             case Type::Boolean:
                 if (text != "true" && text != "false")
                     fail_at(path, v.Mark(), fmt::format("'{}' is not true or false", text));
-                values_[path] = text;
+                values_.texts[path] = text;
                 return;
             case Type::String:
                 if (!spec.choices.empty()) {
@@ -529,7 +520,7 @@ class Loader {
                                         "(expected one of: {})",
                                         text, join(spec.supported)));
                 }
-                values_[path] = text;
+                values_.texts[path] = text;
                 return;
             case Type::Section:
                 return;
@@ -538,26 +529,19 @@ class Loader {
             fail_at(path, v.Mark(),
                     fmt::format("{} is out of range (expected {} to {})", text,
                                 format_number(spec.min), format_number(spec.max)));
-        numbers_[path] = num;
+        values_.numbers[path] = num;
     }
 
-    bool has(const std::string& p) const {
-        return numbers_.count(p) || integers_.count(p) || values_.count(p);
-    }
+    bool has(const std::string& p) const { return values_.has(p); }
     std::uint64_t integer_or(const std::string& p, std::uint64_t dflt) const {
-        auto it = integers_.find(p);
-        return it == integers_.end() ? dflt : it->second;
+        return values_.integer_or(p, dflt);
     }
     std::uint32_t u32_or(const std::string& p, std::uint64_t dflt) const {
         return static_cast<std::uint32_t>(integer_or(p, dflt));  // schema ranges fit 32 bits
     }
-    double number_or(const std::string& p, double dflt) const {
-        auto it = numbers_.find(p);
-        return it == numbers_.end() ? dflt : it->second;
-    }
+    double number_or(const std::string& p, double dflt) const { return values_.number_or(p, dflt); }
     std::string text_or(const std::string& p, const std::string& dflt) const {
-        auto it = values_.find(p);
-        return it == values_.end() ? dflt : it->second;
+        return values_.text_or(p, dflt);
     }
 
     void fill() {
@@ -663,17 +647,14 @@ class Loader {
             text_or("network.forwarding", sw->cut_through ? "cut-through" : "store-and-forward") ==
             "cut-through";
         n.routing = text_or("network.routing", sw->routing);
-        n.routing_policy = find_routing_policy(n.routing);
-        if (n.routing_policy == kNone)  // a preset naming a policy this build lacks
+        n.routing_params.policy = routing_policies().index_of(n.routing);
+        if (n.routing_params.policy == kNoEntry)  // a preset naming a policy this build lacks
             throw s.error_at("network.routing",
                              fmt::format("'{}' is not available in this build (expected "
                                          "network.routing set to one of `check --schema`)",
                                          n.routing));
-        n.ecmp_salted = text_or("network.ecmp_hash", "salted") == "salted";
-        n.spray_round_robin = text_or("network.spray", "random") == "round-robin";
-        n.flowlet_gap_ns = integer_or("network.flowlet_gap_ns", 2000);
-        n.adaptive_two_choices = text_or("network.adaptive", "least-loaded") == "two-choices";
-        n.ugal_global = text_or("network.ugal", "local") == "global";
+        if (const auto& row = routing_policies()[n.routing_params.policy]; row.parse)
+            row.parse(values_, n.routing_params);
         n.go_back_n = text_or("network.retransmission",
                               nic->go_back_n ? "go-back-n" : "selective-repeat") == "go-back-n";
         n.ack_every = u32_or("network.ack_every", nic->ack_every);
@@ -826,9 +807,7 @@ class Loader {
     YAML::Node root_;
     std::set<std::string> overridden_;
     std::map<std::string, YAML::Mark> positions_;
-    std::map<std::string, double> numbers_;
-    std::map<std::string, std::uint64_t> integers_;
-    std::map<std::string, std::string> values_;
+    KeyValues values_;
     Scenario scenario_;
 };
 

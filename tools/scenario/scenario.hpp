@@ -67,13 +67,8 @@ struct Scenario {
         FlowControl flow_control = FlowControl::Credit;
         bool cut_through = false;  // network.forwarding (default: the switch preset's)
         std::string routing = "ecmp";
-        std::uint32_t routing_policy = 0;  // index into routing_policies()
-        bool ecmp_salted = true;
-        bool spray_round_robin = false;
-        std::uint64_t flowlet_gap_ns = 2000;
-        bool adaptive_two_choices = false;
-        bool ugal_global = false;
-        bool go_back_n = false;  // network.retransmission (default: the NIC preset's)
+        RoutingParams routing_params;  // the policy (index) and the knobs its row parsed
+        bool go_back_n = false;        // network.retransmission (default: the NIC preset's)
         double pfc_alpha = 1.0;
         std::uint64_t ecn_kmin_bytes = 100000, ecn_kmax_bytes = 400000;
         double ecn_pmax = 0.2;
