@@ -269,3 +269,27 @@ TEST_CASE("spraying to a go-back-N NIC takes at least 10 % longer than to an out
     CHECK(ecmp.result.counters.retransmitted_packets == 0);
     CHECK(ecmp.result.counters.acks > 0);
 }
+
+TEST_CASE(
+    "sticky adaptive routing keeps a lone flow on its hashed path and, on a colliding "
+    "permutation, leaves congested paths: between ECMP and per-packet adaptive",
+    "[routing]") {
+    // Alone, a flow never queues past the threshold: one path, as ECMP.
+    const Run lone = run_yaml("sticky-lone", kFt2 + trace_of("sticky-one", "0,31,1048576,0\n"),
+                              {Override{"network.routing", "sticky-adaptive"}});
+    REQUIRE(lone.result.status == SimulationResult::Status::Completed);
+    CHECK(lone.result.path_spread.max_paths == 1);
+    // Colliding flows queue on their hashed uplinks; past the threshold they spread.
+    const std::string work = trace_of("sticky-collide", shift_permutation(1048576));
+    const Run e = run_yaml("sticky-ecmp", kFt2 + work, {Override{"network.routing", "ecmp"}});
+    const Run s =
+        run_yaml("sticky-on", kFt2 + work, {Override{"network.routing", "sticky-adaptive"}});
+    // A threshold beyond any queue is ECMP, packet for packet.
+    const Run never = run_yaml("sticky-never", kFt2 + work,
+                               {Override{"network.routing", "sticky-adaptive"},
+                                Override{"network.sticky_threshold_bytes", "1000000000000"}});
+    REQUIRE(s.result.status == SimulationResult::Status::Completed);
+    CHECK(s.result.end_time.us() <= 0.9 * e.result.end_time.us());
+    CHECK(never.result.end_time == e.result.end_time);
+    CHECK(s.result.counters.payload_delivered == s.workload.total_bytes());
+}

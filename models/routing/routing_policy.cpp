@@ -11,6 +11,7 @@ RoutingPolicyInfo spray_policy();
 RoutingPolicyInfo flowlet_policy();
 RoutingPolicyInfo valiant_policy();
 RoutingPolicyInfo ugal_policy();
+RoutingPolicyInfo sticky_adaptive_policy();
 
 const Registry<RoutingPolicyInfo>& routing_policies() {
     static const Registry<RoutingPolicyInfo> policies({
@@ -21,6 +22,7 @@ const Registry<RoutingPolicyInfo>& routing_policies() {
         flowlet_policy(),
         valiant_policy(),
         ugal_policy(),
+        sticky_adaptive_policy(),
     });
     return policies;
 }
