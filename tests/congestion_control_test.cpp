@@ -65,8 +65,7 @@ TEST_CASE(
     w.add_message(
         MessageSpec{.src = 1, .dst = 2, .bytes = 4'000'000'000, .start = Time::from_us(500)});
     NetworkParams p = ib_params();
-    p.congestion_control = CongestionControl::Dcqcn;
-    p.dcqcn = DcqcnParams::paper();
+    p.cc = DcqcnParams::paper();
     const Workload without_cc = w;
     Stepper s(small_ft2(4, 4), std::move(w), p);
     const auto before = s.received_by(Time::from_us(500));
@@ -145,10 +144,10 @@ TEST_CASE(
     for (std::uint32_t s = 1; s <= 64; ++s)
         w.add_message(
             MessageSpec{.src = s + 7, .dst = 0, .bytes = 8u << 20, .start = Time::zero()});
-    auto run_with = [&](CongestionControl cc) {
+    auto run_with = [&](const CongestionControlParams& cc) {
         NetworkParams p = ib_params();
         p.flow_control = FlowControl::Pfc;
-        p.congestion_control = cc;
+        p.cc = cc;
         p.sample_period = Time::from_us(5);
         const TestFabric f(fp);
         const SimulationResult r = run(f, w, p);
@@ -158,8 +157,8 @@ TEST_CASE(
         const auto q = sorted_queue_to(0, f, r, Time::from_us(1000), Time::from_us(5));
         return std::pair{q[q.size() * 99 / 100], r.end_time};
     };
-    const auto [dcqcn_p99, dcqcn_end] = run_with(CongestionControl::Dcqcn);
-    const auto [hpcc_p99, hpcc_end] = run_with(CongestionControl::Hpcc);
+    const auto [dcqcn_p99, dcqcn_end] = run_with(DcqcnParams{});
+    const auto [hpcc_p99, hpcc_end] = run_with(HpccParams{});
     INFO("p99 queue: DCQCN " << dcqcn_p99 << " B, HPCC " << hpcc_p99 << " B; makespan "
                              << dcqcn_end.us() << " / " << hpcc_end.us() << " us");
     CHECK(hpcc_p99 * 2 <= dcqcn_p99);
@@ -174,10 +173,10 @@ TEST_CASE("Swift holds an incast's bottleneck queue near its target delay", "[cc
     Workload w;
     for (std::uint32_t s = 8; s < 16; ++s)
         w.add_message(MessageSpec{.src = s, .dst = 0, .bytes = 8u << 20, .start = Time::zero()});
-    auto median_queue = [&](CongestionControl cc, Time& end) {
+    auto median_queue = [&](const CongestionControlParams& cc, Time& end) {
         NetworkParams p = ib_params();
         p.flow_control = FlowControl::Pfc;
-        p.congestion_control = cc;
+        p.cc = cc;
         p.sample_period = Time::from_us(5);
         const TestFabric f(small_ft2(16, 128));
         const SimulationResult r = run(f, w, p);
@@ -188,8 +187,8 @@ TEST_CASE("Swift holds an incast's bottleneck queue near its target delay", "[cc
         return q[q.size() / 2];
     };
     Time plain_end, swift_end;
-    const std::uint64_t plain = median_queue(CongestionControl::None, plain_end);
-    const std::uint64_t swift = median_queue(CongestionControl::Swift, swift_end);
+    const std::uint64_t plain = median_queue(std::monostate{}, plain_end);
+    const std::uint64_t swift = median_queue(SwiftParams{}, swift_end);
     INFO("median queue " << plain << " B without, " << swift << " B with Swift; " << plain_end.us()
                          << " / " << swift_end.us() << " us");
     const double target_bytes = 20e-6 * 400e9 / 8;

@@ -150,7 +150,7 @@ TEST_CASE("ECN marks a packet as it leaves the queue, on the bytes behind it",
     const TestFabric f(small_ft2(4, 8));
     Simulator sim;
     NetworkParams p = ib_params();
-    p.congestion_control = CongestionControl::Dcqcn;  // turns ECN marking on
+    p.cc = DcqcnParams{};  // turns ECN marking on
     Fabric fabric(sim, f.topology.graph, p, nullptr);
     const std::uint32_t port = 0;  // any egress port
     const std::uint32_t wire = p.mtu_bytes + p.header_bytes;
@@ -177,9 +177,10 @@ TEST_CASE("ECN marks a packet as it leaves the queue, on the bytes behind it",
     CHECK(fabric.counters().ecn_marks > 0);
 }
 
-TEST_CASE("PFC headroom covers a pause's round trip: on 2 km cables an incast still loses "
-          "nothing, and the headroom each ingress keeps is what the cable holds both ways",
-          "[flow-control][pfc]") {
+TEST_CASE(
+    "PFC headroom covers a pause's round trip: on 2 km cables an incast still loses "
+    "nothing, and the headroom each ingress keeps is what the cable holds both ways",
+    "[flow-control][pfc]") {
     // 10 us of fibre each way (about 2 km): at 400 Gb/s, 500 KB in flight per direction. An
     // ingress that kept headroom for one direction only would overflow while its pause travels
     // up and the packets already sent travel down.

@@ -21,6 +21,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "models/congestion/congestion_control.hpp"
 #include "sim/time.hpp"
 
 namespace clustersim {
@@ -144,6 +145,66 @@ class Dcqcn {
     }
 
     DcqcnParams p_;
+};
+
+/// DCQCN as the transport runs it (CongestionControlAlgorithm), with its row and keys.
+class DcqcnControl {
+  public:
+    using Params = DcqcnParams;
+    using State = DcqcnState;
+    static constexpr std::string_view kName = "dcqcn";
+    static constexpr CcTraits kTraits{.ecn = true};
+
+    explicit DcqcnControl(const Params& p) : algo_(p) {}
+    double on_send(State& s, const CcSend& e) const {
+        const double bps = algo_.rate(s, e.now, e.line_bps);
+        algo_.sent(s, e.wire_bytes, e.line_bps);
+        return bps;
+    }
+    double window_bytes(const State&, double /*mtu_bytes*/) const { return 0; }
+    void on_ack(State&, const CcAck&) const {}
+    void on_cnp(State& s, Time now, double line_bps) const { algo_.on_cnp(s, now, line_bps); }
+    Time cnp_interval() const { return algo_.params().cnp_interval; }
+
+    static inline const KeySpec kAi =
+        keys::number_default("network.dcqcn_ai_mbps", 0, 1e6, 5, "ConnectX rpg_ai_rate",
+                             "dcqcn: additive increase of the target rate per step");
+    static inline const KeySpec kHai =
+        keys::number_default("network.dcqcn_hai_mbps", 0, 1e6, 50, "ConnectX rpg_hai_rate",
+                             "dcqcn: hyper increase per step");
+    static inline const KeySpec kTimer =
+        keys::number_default("network.dcqcn_timer_us", 1e-3, 1e6, 300, "ConnectX rpg_time_reset",
+                             "dcqcn: rate-increase timer");
+    static inline const KeySpec kByteCounter = keys::integer_default(
+        "network.dcqcn_byte_counter_bytes", 1, 1e12, 32767, "ConnectX rpg_byte_reset",
+        "dcqcn: bytes sent per rate-increase step");
+    static inline const KeySpec kG =
+        keys::number_default("network.dcqcn_g", 1e-6, 1, 5.0 / 1024, "5/1024, ConnectX dce_tcp_g",
+                             "dcqcn: alpha's gain");
+    static inline const KeySpec kCnpInterval = keys::number_default(
+        "network.dcqcn_cnp_interval_us", 0, 1e6, 4, "ConnectX min_time_between_cnps",
+        "dcqcn: a receiver sends at most one CNP per queue pair per interval");
+
+    static CongestionControlInfo info() {
+        return {kName,
+                "RoCE's rate control: ECN marks at switch queues, CNPs from the receiver, rate cut "
+                "by alpha / 2 and timer/byte-counter recovery (Zhu et al., SIGCOMM 2015; "
+                "models/congestion/dcqcn.hpp)",
+                {kAi, kHai, kTimer, kByteCounter, kG, kCnpInterval}};
+    }
+    static Params parse(const KeyValues& v) {
+        Params p;
+        p.ai_bps = v.number(kAi) * 1e6;
+        p.hai_bps = v.number(kHai) * 1e6;
+        p.increase_period = Time::from_us(v.number(kTimer));
+        p.byte_counter = v.integer(kByteCounter);
+        p.g = v.number(kG);
+        p.cnp_interval = Time::from_us(v.number(kCnpInterval));
+        return p;
+    }
+
+  private:
+    Dcqcn algo_;
 };
 
 }  // namespace clustersim

@@ -14,6 +14,8 @@
 #include <array>
 #include <cstdint>
 
+#include "models/congestion/congestion_control.hpp"
+#include "models/congestion/int_telemetry.hpp"
 #include "sim/time.hpp"
 
 namespace clustersim {
@@ -24,22 +26,6 @@ struct HpccParams {
     Time base_rtt = Time::from_us(10);  // T (assumption: above an unloaded 3-tier RTT)
     double ai_bps = 50e6;               // W_AI = ai_bps x T (assumption, as the HPCC
                                         // authors' simulator's default rate increase)
-};
-
-inline constexpr std::uint32_t kMaxIntHops = 8;
-
-struct IntHop {
-    std::uint64_t queue_bytes = 0;
-    std::uint64_t tx_bytes = 0;  // sent by the port so far
-    Time at;
-    double bps = 0;  // link rate
-};
-
-/// The hop records of one queue pair: what its packets stamped (live) and what the sender last
-/// acted on.
-struct IntPath {
-    std::array<IntHop, kMaxIntHops> hop{};
-    std::uint8_t mask = 0;  // hops present
 };
 
 struct HpccState {
@@ -114,6 +100,58 @@ class Hpcc {
 
   private:
     HpccParams p_;
+};
+
+/// HPCC as the transport runs it (CongestionControlAlgorithm), with its row and keys.
+class HpccControl {
+  public:
+    using Params = HpccParams;
+    using State = HpccState;
+    static constexpr std::string_view kName = "hpcc";
+    static constexpr CcTraits kTraits{
+        .acks = true, .ack_every_packet = true, .int_telemetry = true, .window = true};
+
+    explicit HpccControl(const Params& p) : algo_(p) {}
+    double on_send(State& s, const CcSend& e) const {
+        if (s.w == 0) algo_.start(s, e.line_bps);
+        return algo_.rate(s, e.line_bps);
+    }
+    double window_bytes(const State& s, double /*mtu_bytes*/) const { return s.w; }
+    void on_ack(State& s, const CcAck& a) const {
+        algo_.on_ack(s, *a.telemetry, a.sequence, a.next_packet, a.line_bps);
+    }
+    void on_cnp(State&, Time, double) const {}
+    Time cnp_interval() const { return Time::zero(); }
+
+    static inline const KeySpec kEta = keys::number_default(
+        "network.hpcc_eta", 0.01, 1, 0.95, "HPCC paper", "hpcc: target utilisation");
+    static inline const KeySpec kMaxStage =
+        keys::integer_default("network.hpcc_max_stage", 0, 1000, 5, "HPCC paper",
+                              "hpcc: additive steps before a multiplicative one");
+    static inline const KeySpec kBaseRtt = keys::number_default(
+        "network.hpcc_base_rtt_us", 1e-3, 1e6, 10, "assumption",
+        "hpcc: T, the base round trip; the initial window is one bandwidth-delay product");
+    static inline const KeySpec kAi = keys::number_default(
+        "network.hpcc_ai_mbps", 0, 1e6, 50, "assumption, as the HPCC authors' simulator",
+        "hpcc: W_AI = this rate x T");
+
+    static CongestionControlInfo info() {
+        return {kName,
+                "window from in-band telemetry: per-hop queue and tx rate in every ACK, target "
+                "utilisation eta (Li et al., SIGCOMM 2019; models/congestion/hpcc.hpp)",
+                {kEta, kMaxStage, kBaseRtt, kAi}};
+    }
+    static Params parse(const KeyValues& v) {
+        Params p;
+        p.eta = v.number(kEta);
+        p.max_stage = static_cast<std::uint32_t>(v.integer(kMaxStage));
+        p.base_rtt = Time::from_us(v.number(kBaseRtt));
+        p.ai_bps = v.number(kAi) * 1e6;
+        return p;
+    }
+
+  private:
+    Hpcc algo_;
 };
 
 }  // namespace clustersim

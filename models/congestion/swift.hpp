@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "models/congestion/congestion_control.hpp"
 #include "sim/time.hpp"
 
 namespace clustersim {
@@ -75,6 +76,47 @@ class Swift {
 
   private:
     SwiftParams p_;
+};
+
+/// Swift as the transport runs it (CongestionControlAlgorithm), with its row and keys.
+class SwiftControl {
+  public:
+    using Params = SwiftParams;
+    using State = SwiftState;
+    static constexpr std::string_view kName = "swift";
+    static constexpr CcTraits kTraits{.acks = true, .ack_every_packet = true, .window = true};
+
+    explicit SwiftControl(const Params& p) : algo_(p) {}
+    double on_send(State& s, const CcSend& e) const {
+        if (s.cwnd == 0) algo_.start(s, e.line_bps, e.packet_bytes);
+        algo_.sent(s, e.sequence, e.now);
+        return algo_.rate(s, e.line_bps, e.packet_bytes);
+    }
+    double window_bytes(const State& s, double mtu_bytes) const { return s.cwnd * mtu_bytes; }
+    void on_ack(State& s, const CcAck& a) const {
+        algo_.on_ack(s, a.sequence, a.newly_acked, a.now, a.line_bps, a.packet_bytes);
+    }
+    void on_cnp(State&, Time, double) const {}
+    Time cnp_interval() const { return Time::zero(); }
+
+    static inline const KeySpec kTarget =
+        keys::number_default("network.swift_target_us", 1e-3, 1e6, 20, "assumption",
+                             "swift: the round-trip delay the window aims for");
+
+    static CongestionControlInfo info() {
+        return {kName,
+                "delay-based window: round trips held near a target delay (Kumar et al., SIGCOMM "
+                "2020; models/congestion/swift.hpp)",
+                {kTarget}};
+    }
+    static Params parse(const KeyValues& v) {
+        Params p;
+        p.target = Time::from_us(v.number(kTarget));
+        return p;
+    }
+
+  private:
+    Swift algo_;
 };
 
 }  // namespace clustersim

@@ -7,7 +7,7 @@ namespace clustersim {
 
 Fabric::Fabric(Simulator& sim, const PortGraph& graph, const NetworkParams& params,
                const NodeLayout* layout)
-    : sim_(sim), params_(params) {
+    : sim_(sim), params_(params), ecn_(params.ecn()) {
     if (params_.virtual_lanes == 0 || params_.virtual_lanes > kMaxVirtualLanes)
         throw std::invalid_argument("virtual_lanes must be between 1 and kMaxVirtualLanes");
     const auto channels = graph.channels();

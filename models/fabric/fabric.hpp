@@ -116,7 +116,8 @@ class Fabric {
   private:
     Simulator& sim_;
     NetworkParams params_;
-    std::vector<Link> links_;        // indexed by channel
+    bool ecn_ = false;         // the congestion control needs ECN marks (its traits, read once)
+    std::vector<Link> links_;  // indexed by channel
     std::vector<EgressPort> ports_;  // indexed by channel
     std::uint32_t first_endpoint_channel_ = 0;
     FabricCounters counters_;
@@ -187,8 +188,8 @@ inline Packet Fabric::pop_queued(std::uint32_t ch, std::uint32_t vl, std::uint32
     // authors' ns-3 switch marks (SwitchNotifyDequeue): feedback reflects the queue now, not
     // the queue the packet found, so marks stop as soon as the queue drains. The draw is a
     // hash of the packet and the port, so runs repeat.
-    if (params_.ecn() && (p.flags & Packet::kEcnCapable) &&
-        port.queued_bytes > params_.ecn_kmin_bytes) [[unlikely]] {
+    if (ecn_ && (p.flags & Packet::kEcnCapable) && port.queued_bytes > params_.ecn_kmin_bytes)
+        [[unlikely]] {
         bool mark = port.queued_bytes >= params_.ecn_kmax_bytes;
         if (!mark) {
             const double prob =

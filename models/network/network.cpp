@@ -15,10 +15,10 @@ Network::Network(Simulator& sim, const PortGraph& graph, const ForwardingTables&
       transport_(graph, workload, params, layout),
       dag_(sim, workload, graph.endpoint_count()),
       reliable_(params.reliable()),
-      paced_(params.congestion_control != CongestionControl::None) {
+      paced_(params.paced()) {
     forwarding_.sample_path_spread(static_cast<std::uint32_t>(workload.messages.size()));
-    if (params.congestion_control == CongestionControl::Hpcc) {
-        // Fabric switches' egress ports stamp HPCC's hop records.
+    if (params.cc_traits().int_telemetry) {
+        // Fabric switches' egress ports stamp the hop records (HPCC's INT).
         const auto channels = graph.channels();
         int_egress_.assign(channels.size(), 0);
         for (std::uint32_t c = 0; c < channels.size(); ++c)

@@ -2,17 +2,13 @@
 // Run-time parameters of the packet network shared by its parts.
 #include <cstdint>
 
-#include "models/congestion/dcqcn.hpp"
-#include "models/congestion/hpcc.hpp"
-#include "models/congestion/swift.hpp"
+#include "models/congestion/congestion_controls.hpp"
 #include "models/routing/routing_policy.hpp"
 #include "sim/time.hpp"
 
 namespace clustersim {
 
 enum class FlowControl : std::uint8_t { Credit, Pfc, Lossy };
-
-enum class CongestionControl : std::uint8_t { None, Dcqcn, Hpcc, Swift };
 
 /// How a receiving NIC treats a packet that arrives past a gap, and so what the sender resends.
 enum class Retransmission : std::uint8_t {
@@ -42,21 +38,20 @@ struct NetworkParams {
     double pfc_alpha = 1.0;
     // Congestion control at the sending NIC, and the ECN marking it reacts to (RED on each
     // egress queue: no mark below kmin, probability rising to pmax at kmax, always above).
-    CongestionControl congestion_control = CongestionControl::None;
-    DcqcnParams dcqcn;
-    HpccParams hpcc;
-    SwiftParams swift;
+    // `cc` holds the algorithm's parameters (monostate: none); its traits say what it needs.
+    CongestionControlParams cc;
     std::uint64_t ecn_kmin_bytes = 100'000, ecn_kmax_bytes = 400'000;
     double ecn_pmax = 0.2;
-    bool ecn() const { return congestion_control == CongestionControl::Dcqcn; }
+    CcTraits cc_traits() const { return CongestionControlList::traits(cc); }
+    bool paced() const { return cc.index() != 0; }
+    bool ecn() const { return cc_traits().ecn; }
     // Observability: every sample_period (zero: never) each egress port with a queue or a
     // pause is recorded, up to sample_rows rows.
     Time sample_period;
     std::uint64_t sample_rows = 1'000'000;
     bool reliable() const {
         return flow_control == FlowControl::Lossy || retransmission == Retransmission::GoBackN ||
-               complete_on_ack || congestion_control == CongestionControl::Hpcc ||
-               congestion_control == CongestionControl::Swift;
+               complete_on_ack || cc_traits().acks;
     }
 };
 

@@ -12,12 +12,8 @@ RdmaTransport::RdmaTransport(const PortGraph& graph, const Workload& workload,
     : workload_(workload),
       params_(params),
       layout_(layout),
-      dcqcn_(params.dcqcn),
-      hpcc_(params.hpcc),
-      swift_(params.swift),
-      hpcc_on_(params.congestion_control == CongestionControl::Hpcc),
-      swift_on_(params.congestion_control == CongestionControl::Swift),
-      ack_every_(hpcc_on_ || swift_on_ ? 1 : std::max(1u, params.ack_every)) {
+      cc_traits_(params.cc_traits()),
+      ack_every_(cc_traits_.ack_every_packet ? 1 : std::max(1u, params.ack_every)) {
     if (params_.mtu_bytes == 0) throw std::invalid_argument("mtu_bytes must be positive");
     const auto channels = graph.channels();
     const std::uint32_t endpoints = graph.endpoint_count();
@@ -44,8 +40,15 @@ RdmaTransport::RdmaTransport(const PortGraph& graph, const Workload& workload,
     state_.resize(workload.messages.size());
     receivers_.resize(workload.messages.size());
     if (params_.reliable()) outgoing_.resize(workload.messages.size());
-    if (params_.congestion_control != CongestionControl::None) {
+    if (params_.paced()) {
         paced_.resize(workload.messages.size());
+        // The chosen algorithm, built from its parameters, with its state per message.
+        const std::size_t n = workload.messages.size();
+        CongestionControlList::emplace<Controlled>(cc_, params_.cc,
+                                                   [n](auto& c) { c.state.resize(n); });
+        visit_control(
+            [this](const auto& control, auto&) { cnp_interval_ = control.cnp_interval(); });
+        if (cc_traits_.int_telemetry) live_.resize(n);
         line_bps_.resize(workload.messages.size());
         for (std::uint32_t m = 0; m < workload.messages.size(); ++m)
             if (channel_of_endpoint_[workload.messages[m].src] != kNone)
@@ -112,7 +115,7 @@ Delivery RdmaTransport::receive(const Packet& p, Time now) {
     if (!paced_.empty() && (p.flags & Packet::kCongestionExperienced)) {
         // The notification point: one CNP per queue pair per cnp_interval at most.
         Time& last = paced_[m].last_cnp;
-        if (last == Time::never() || now - last >= params_.dcqcn.cnp_interval) {
+        if (last == Time::never() || now - last >= cnp_interval_) {
             last = now;
             ++counters_.cnps;
             d.reply_channel = reply(m, PacketKind::Cnp, 0);
@@ -242,18 +245,21 @@ std::uint32_t RdmaTransport::on_control(const Packet& p, Time now, bool& acked_a
     acked_all = false;
     const std::uint32_t m = p.message;
     if (p.kind == PacketKind::Cnp) {  // the reaction point cuts its rate
-        dcqcn_.on_cnp(paced_[m].dcqcn, now, line_bps_[m]);
+        visit_control(
+            [&](const auto& control, auto& state) { control.on_cnp(state[m], now, line_bps_[m]); });
         return kNone;
     }
-    if (hpcc_on_ && p.kind == PacketKind::Ack) {
-        // The ACK brings the hop records back; the window may open: service the sender.
-        Paced& q = paced_[m];
-        hpcc_.on_ack(q.hpcc, q.live, p.sequence, outgoing_[m].next_packet, line_bps_[m]);
-    }
-    if (swift_on_ && p.kind == PacketKind::Ack) {
+    if (cc_traits_.acks && p.kind == PacketKind::Ack) {
+        // The ACK (with the hop records, for INT) reaches the algorithm; a window may open.
         const std::uint32_t before = outgoing_[m].acked;
-        swift_.on_ack(paced_[m].swift, p.sequence, p.sequence > before ? p.sequence - before : 0,
-                      now, line_bps_[m], params_.mtu_bytes + params_.header_bytes);
+        const CcAck ack{p.sequence,
+                        p.sequence > before ? p.sequence - before : 0,
+                        outgoing_[m].next_packet,
+                        now,
+                        line_bps_[m],
+                        params_.mtu_bytes + params_.header_bytes,
+                        live_.empty() ? nullptr : &live_[m]};
+        visit_control([&](const auto& control, auto& state) { control.on_ack(state[m], ack); });
     }
     Outgoing& o = outgoing_[m];
     const std::uint32_t total = packets_of(m);
@@ -265,7 +271,7 @@ std::uint32_t RdmaTransport::on_control(const Packet& p, Time now, bool& acked_a
         acked_all = !was_done && o.acked == total;
     }
     if (p.kind != PacketKind::Nack || p.sequence >= o.sent_through)
-        return (hpcc_on_ || swift_on_) && o.active ? sender_channel(m) : kNone;
+        return cc_traits_.window && o.active ? sender_channel(m) : kNone;
     if (params_.retransmission == Retransmission::GoBackN)
         o.next_packet = std::min(o.next_packet, p.sequence);
     else
@@ -277,20 +283,11 @@ std::uint32_t RdmaTransport::on_control(const Packet& p, Time now, bool& acked_a
 void RdmaTransport::pace(std::uint32_t m, Packet& p, Time now) {
     Paced& q = paced_[m];
     const std::uint64_t wire = p.payload_bytes + params_.header_bytes;
-    double bps;
-    const std::uint32_t packet = params_.mtu_bytes + params_.header_bytes;
-    if (hpcc_on_) {
-        if (q.hpcc.w == 0) hpcc_.start(q.hpcc, line_bps_[m]);
-        bps = hpcc_.rate(q.hpcc, line_bps_[m]);
-    } else if (swift_on_) {
-        if (q.swift.cwnd == 0) swift_.start(q.swift, line_bps_[m], packet);
-        swift_.sent(q.swift, p.sequence, now);
-        bps = swift_.rate(q.swift, line_bps_[m], packet);
-    } else {
-        bps = dcqcn_.rate(q.dcqcn, now, line_bps_[m]);
-        dcqcn_.sent(q.dcqcn, wire, line_bps_[m]);
-        p.flags |= Packet::kEcnCapable;
-    }
+    const CcSend send{p.sequence, wire, now, line_bps_[m],
+                      params_.mtu_bytes + params_.header_bytes};
+    double bps = line_bps_[m];
+    visit_control([&](const auto& control, auto& state) { bps = control.on_send(state[m], send); });
+    if (cc_traits_.ecn) p.flags |= Packet::kEcnCapable;
     // The next packet of this queue pair leaves one packet time at the current rate later;
     // at line rate that is when the transmitter frees anyway.
     const double ps = static_cast<double>(wire) * 8e12 / bps;
@@ -309,13 +306,16 @@ bool RdmaTransport::select_eligible(std::uint32_t ch, Time now, Time& at) {
     for (std::size_t k = 0; k < n; ++k) {
         const std::size_t i = (start + k) % n;
         const std::uint32_t m = nic.active[i];
-        if (hpcc_on_ || swift_on_) {  // window: unacknowledged bytes stay below it
+        if (cc_traits_.window) {  // window: unacknowledged bytes stay below it
             const Outgoing& o = outgoing_[m];
             const double in_flight =
                 static_cast<double>(o.next_packet - std::min(o.next_packet, o.acked)) *
                 static_cast<double>(params_.mtu_bytes);
             const double mtu = params_.mtu_bytes;
-            const double window = hpcc_on_ ? paced_[m].hpcc.w : paced_[m].swift.cwnd * mtu;
+            double window = 0;
+            visit_control([&](const auto& control, auto& state) {
+                window = control.window_bytes(state[m], mtu);
+            });
             // At least one packet may be out: a window below a packet paces instead.
             if (window > 0 && in_flight >= std::max(window, mtu) && o.resend == kNone)
                 continue;  // until an ACK

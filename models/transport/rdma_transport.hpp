@@ -15,12 +15,14 @@
 #include <algorithm>
 #include <cstdint>
 #include <span>
+#include <type_traits>
+#include <variant>
 #include <vector>
 
+#include "models/dag/workload.hpp"
 #include "models/network/network_params.hpp"
 #include "models/network/node_layout.hpp"
 #include "models/network/port_graph.hpp"
-#include "models/dag/workload.hpp"
 #include "sim/ring_buffer.hpp"
 
 namespace clustersim {
@@ -87,11 +89,10 @@ class RdmaTransport {
     /// HPCC: a data packet of message m left a fabric switch's egress at hop index `hop`.
     void record_hop(std::uint32_t m, std::uint32_t hop, const IntHop& h) {
         if (hop >= kMaxIntHops) return;
-        IntPath& live = paced_[m].live;
+        IntPath& live = live_[m];
         live.hop[hop] = h;
         live.mask = static_cast<std::uint8_t>(live.mask | (1u << hop));
     }
-    bool hpcc() const { return hpcc_on_; }
     /// An ACK or NACK reached the sender: the channel to service (kNone if none); `acked_all`
     /// when it acknowledges the message's last packet for the first time.
     std::uint32_t on_control(const Packet& p, Time now, bool& acked_all);
@@ -106,7 +107,7 @@ class RdmaTransport {
     static std::uint64_t bytes_per_message(bool reliable, bool paced) {
         return sizeof(MessageState) + sizeof(Receiver) + sizeof(std::uint32_t) + sizeof(double) +
                sizeof(std::uint32_t) + (reliable ? sizeof(Outgoing) : 0) +
-               (paced ? sizeof(Paced) : 0);
+               (paced ? sizeof(Paced) + CongestionControlList::kMaxStateBytes : 0);
     }
 
     MessageState& state(std::uint32_t m) { return state_[m]; }
@@ -160,20 +161,32 @@ class RdmaTransport {
     std::vector<MessageState> state_;
     std::vector<Receiver> receivers_;  // per message
     std::vector<Outgoing> outgoing_;   // per message (reliable connections only)
-    // Congestion control, per message (queue pair): pacing and the algorithm's state.
+    // Congestion control, per message (queue pair): pacing, and the algorithm's own state in
+    // the alternative of cc_ that the run chose (CongestionControlList).
     struct Paced {
-        DcqcnState dcqcn;
-        HpccState hpcc;
-        SwiftState swift;
-        IntPath live;                   // hop records its packets stamped on the way (HPCC)
         Time next_send;                 // the sender may send its next packet from then
         Time last_cnp = Time::never();  // receiver side: the last CNP it sent
     };
-    std::vector<Paced> paced_;
-    Dcqcn dcqcn_;
-    Hpcc hpcc_;
-    Swift swift_;
-    bool hpcc_on_ = false, swift_on_ = false;
+    template <class C>
+    struct Controlled {
+        C control;
+        std::vector<typename C::State> state;  // per message
+    };
+    std::vector<Paced> paced_;  // empty: no congestion control (senders at line rate)
+    CongestionControlList::Each<Controlled> cc_;
+    CcTraits cc_traits_;
+    Time cnp_interval_;
+    std::vector<IntPath> live_;  // per message: hop records its packets stamped (INT)
+    /// Calls f(algorithm, its per-message states) for the run's algorithm (none: not at all).
+    template <class F>
+    void visit_control(F&& f) {
+        std::visit(
+            [&](auto& c) {
+                if constexpr (!std::is_same_v<std::decay_t<decltype(c)>, std::monostate>)
+                    f(c.control, c.state);
+            },
+            cc_);
+    }
     std::uint32_t ack_every_ = 1;
     std::vector<double> line_bps_;  // per message: its sender channel's rate
     void pace(std::uint32_t m, Packet& p, Time now);

@@ -217,24 +217,10 @@ NetworkParams network_params(const Scenario& s, const Topology& fabric) {
     p.sample_period = Time::from_us(s.sim.sample_us);
     p.sample_rows = s.sim.sample_rows;
     const auto& n = s.network;
-    p.congestion_control = n.congestion_control == "dcqcn"   ? CongestionControl::Dcqcn
-                           : n.congestion_control == "hpcc"  ? CongestionControl::Hpcc
-                           : n.congestion_control == "swift" ? CongestionControl::Swift
-                                                             : CongestionControl::None;
+    p.cc = n.cc;
     p.ecn_kmin_bytes = n.ecn_kmin_bytes;
     p.ecn_kmax_bytes = n.ecn_kmax_bytes;
     p.ecn_pmax = n.ecn_pmax;
-    p.swift.target = Time::from_us(n.swift_target_us);
-    p.hpcc.eta = n.hpcc_eta;
-    p.hpcc.max_stage = n.hpcc_max_stage;
-    p.hpcc.base_rtt = Time::from_us(n.hpcc_base_rtt_us);
-    p.hpcc.ai_bps = n.hpcc_ai_mbps * 1e6;
-    p.dcqcn.ai_bps = n.dcqcn_ai_mbps * 1e6;
-    p.dcqcn.hai_bps = n.dcqcn_hai_mbps * 1e6;
-    p.dcqcn.increase_period = Time::from_us(n.dcqcn_timer_us);
-    p.dcqcn.byte_counter = n.dcqcn_byte_counter_bytes;
-    p.dcqcn.g = n.dcqcn_g;
-    p.dcqcn.cnp_interval = Time::from_us(n.dcqcn_cnp_interval_us);
     p.virtual_lanes = virtual_lanes(s, fabric);
     return p;
 }

@@ -13,7 +13,7 @@
 #include <set>
 #include <sstream>
 
-#include "models/congestion/congestion_control.hpp"
+#include "models/congestion/congestion_controls.hpp"
 #include "models/hardware/hardware_catalog.hpp"
 #include "models/routing/routing_policy.hpp"
 #include "sim/input/input_file.hpp"
@@ -74,6 +74,10 @@ const std::vector<KeySpec>& schema() {
         for (const auto& row : routing_policies().rows())
             routing.insert(routing.end(), row.keys.begin(), row.keys.end());
         insert_after(all, "network.routing", routing);
+        std::vector<KeySpec> controls;
+        for (const auto& row : congestion_controls().rows())
+            controls.insert(controls.end(), row.keys.begin(), row.keys.end());
+        insert_after(all, "network.ecn_pmax", controls);
         return all;
     }();
     return keys;
@@ -139,21 +143,10 @@ std::vector<KeySpec> core_keys() {
         integer("network.ack_every", 1, 1e6, "NIC preset (8, assumption)", "ACK coalescing: one cumulative ACK per this many packets, and one for the last"),
         number("network.retransmit_timeout_us", 1e-3, 1e9, "NIC preset (100, IRN's RTO)", "retransmission timer, from the last ACK progress; 7 expiries in a row fail the connection"),
         choice("network.congestion_control", known_names({"none", "dcqcn", "hpcc", "timely", "swift"}, names_of(congestion_controls())),
-               names_of(congestion_controls()), "none", "sender congestion control (models/congestion_control.cpp); InfiniBand's own (FECN/BECN) is not modelled"),
+               names_of(congestion_controls()), "none", "sender congestion control (models/congestion/); InfiniBand's own (FECN/BECN) is not modelled"),
         integer("network.ecn_kmin_bytes", 0, 1e12, "100000 (assumption, see docs/network-model.md)", "ECN (RED): no mark while the egress queue holds fewer bytes"),
         integer("network.ecn_kmax_bytes", 1, 1e12, "400000 (assumption)", "ECN: always mark from this queue depth"),
         number("network.ecn_pmax", 0, 1, "0.2 (assumption)", "ECN: marking probability at ecn_kmax_bytes, rising linearly from ecn_kmin_bytes"),
-        number("network.swift_target_us", 1e-3, 1e6, "20 (assumption)", "swift: the round-trip delay the window aims for"),
-        number("network.hpcc_eta", 0.01, 1, "0.95 (HPCC paper)", "hpcc: target utilisation"),
-        integer("network.hpcc_max_stage", 0, 1000, "5 (HPCC paper)", "hpcc: additive steps before a multiplicative one"),
-        number("network.hpcc_base_rtt_us", 1e-3, 1e6, "10 (assumption)", "hpcc: T, the base round trip; the initial window is one bandwidth-delay product"),
-        number("network.hpcc_ai_mbps", 0, 1e6, "50 (assumption, as the HPCC authors' simulator)", "hpcc: W_AI = this rate x T"),
-        number("network.dcqcn_ai_mbps", 0, 1e6, "5 (ConnectX rpg_ai_rate)", "dcqcn: additive increase of the target rate per step"),
-        number("network.dcqcn_hai_mbps", 0, 1e6, "50 (ConnectX rpg_hai_rate)", "dcqcn: hyper increase per step"),
-        number("network.dcqcn_timer_us", 1e-3, 1e6, "300 (ConnectX rpg_time_reset)", "dcqcn: rate-increase timer"),
-        integer("network.dcqcn_byte_counter_bytes", 1, 1e12, "32767 (ConnectX rpg_byte_reset)", "dcqcn: bytes sent per rate-increase step"),
-        number("network.dcqcn_g", 1e-6, 1, "5/1024 (ConnectX dce_tcp_g)", "dcqcn: alpha's gain"),
-        number("network.dcqcn_cnp_interval_us", 0, 1e6, "4 (ConnectX min_time_between_cnps)", "dcqcn: a receiver sends at most one CNP per queue pair per interval"),
         choice("network.forwarding", {"cut-through", "store-and-forward"}, {}, "switch preset",
                "fabric switches forward once the header is in (cut-through; falls back to store-and-forward "
                "into a faster output) or once the whole packet is in; node-internal stages store and forward"),
@@ -670,17 +663,8 @@ class Loader {
                             "ecn_kmax_bytes)",
                             n.ecn_kmax_bytes, n.ecn_kmin_bytes));
         n.ecn_pmax = number_or("network.ecn_pmax", 0.2);
-        n.swift_target_us = number_or("network.swift_target_us", 20);
-        n.hpcc_eta = number_or("network.hpcc_eta", 0.95);
-        n.hpcc_max_stage = u32_or("network.hpcc_max_stage", 5);
-        n.hpcc_base_rtt_us = number_or("network.hpcc_base_rtt_us", 10);
-        n.hpcc_ai_mbps = number_or("network.hpcc_ai_mbps", 50);
-        n.dcqcn_ai_mbps = number_or("network.dcqcn_ai_mbps", 5);
-        n.dcqcn_hai_mbps = number_or("network.dcqcn_hai_mbps", 50);
-        n.dcqcn_timer_us = number_or("network.dcqcn_timer_us", 300);
-        n.dcqcn_byte_counter_bytes = integer_or("network.dcqcn_byte_counter_bytes", 32767);
-        n.dcqcn_g = number_or("network.dcqcn_g", 5.0 / 1024);
-        n.dcqcn_cnp_interval_us = number_or("network.dcqcn_cnp_interval_us", 4);
+        n.cc = CongestionControlList::parse(congestion_controls().index_of(n.congestion_control),
+                                            values_);
         n.extra_latency_us = number_or("network.extra_latency_us", 0);
         if (n.port_buffer_bytes < static_cast<std::uint64_t>(n.mtu_bytes) + n.header_bytes)
             throw s.error_at(

@@ -72,15 +72,10 @@ struct Scenario {
         double pfc_alpha = 1.0;
         std::uint64_t ecn_kmin_bytes = 100000, ecn_kmax_bytes = 400000;
         double ecn_pmax = 0.2;
-        double dcqcn_ai_mbps = 5, dcqcn_hai_mbps = 50, dcqcn_timer_us = 300;
-        std::uint64_t dcqcn_byte_counter_bytes = 32767;
-        double hpcc_eta = 0.95, hpcc_base_rtt_us = 10, hpcc_ai_mbps = 50;
-        double swift_target_us = 20;
-        std::uint32_t hpcc_max_stage = 5;
-        double dcqcn_g = 5.0 / 1024, dcqcn_cnp_interval_us = 4;
         std::uint32_t ack_every = 8;
         double retransmit_timeout_us = 100;
         std::string congestion_control = "none";
+        CongestionControlParams cc;  // the algorithm's parameters, parsed by its row
         double extra_latency_us = 0;
         std::uint32_t virtual_lanes = 0;  // 0 = what the topology needs
     } network;
