@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "support.hpp"
+#include "tools/scenario/scenario.hpp"
 
 using namespace clustersim;
 using namespace clustersim::test;
@@ -195,4 +196,48 @@ TEST_CASE("Swift holds an incast's bottleneck queue near its target delay", "[cc
     CHECK(static_cast<double>(swift) <= 1.5 * target_bytes);
     CHECK(plain > 4 * swift);
     CHECK(swift_end.us() <= 1.15 * plain_end.us());
+}
+
+TEST_CASE(
+    "TIMELY's two thresholds act as the paper says: RTTs above T_high cut the rate, "
+    "below T_low it only grows",
+    "[cc][timely]") {
+    // 8 NICs send 8 MiB each to NIC 0: the last hop's queue makes the RTT hundreds of us.
+    Workload w;
+    for (std::uint32_t s = 8; s < 16; ++s)
+        w.add_message(MessageSpec{.src = s, .dst = 0, .bytes = 8u << 20, .start = Time::zero()});
+    auto end_time = [&](const CongestionControlParams& cc, std::uint64_t& acks) {
+        NetworkParams p = ib_params();
+        p.cc = cc;
+        const TestFabric f(small_ft2(16, 128));
+        const SimulationResult r = run(f, w, p);
+        REQUIRE(r.status == SimulationResult::Status::Completed);
+        CHECK(r.counters.payload_delivered == w.total_bytes());
+        acks = r.counters.acks;
+        return r.end_time;
+    };
+    TimelyParams cut, never_cut;
+    cut.t_low = Time::from_us(5);
+    cut.t_high = Time::from_us(30);
+    never_cut.t_low = Time::from_us(100000);  // every RTT below T_low: additive increase only
+    never_cut.t_high = Time::from_us(200000);
+    std::uint64_t acks_none = 0, acks_cut = 0, acks_never = 0;
+    const Time plain = end_time(std::monostate{}, acks_none);
+    const Time with_cuts = end_time(cut, acks_cut);
+    const Time without_cuts = end_time(never_cut, acks_never);
+    INFO("makespan " << plain.us() << " us without, " << with_cuts.us() << " us at T_high 30 us, "
+                     << without_cuts.us() << " us with T_low above every RTT");
+    CHECK(acks_cut > 0);  // its RTT probes come back on ACKs
+    // At line rate from the start and never cut: as fast as no control, but for its ACKs.
+    CHECK(without_cuts.us() < 1.05 * plain.us());
+    CHECK(with_cuts.us() > 1.05 * plain.us());  // cut below the bottleneck's share
+
+    // The scenario keys reach the algorithm: its row parses them, defaults from its KeySpecs.
+    const Scenario sc = load_scenario_text(
+        "topology: {kind: ft2, switch_radix: 8}\n"
+        "network: {congestion_control: timely, timely_t_high_us: 30}\n",
+        "timely.yaml", {});
+    REQUIRE(std::holds_alternative<TimelyParams>(sc.network.cc));
+    CHECK(std::get<TimelyParams>(sc.network.cc).t_high == Time::from_us(30));
+    CHECK(std::get<TimelyParams>(sc.network.cc).t_low == Time::from_us(50));
 }

@@ -9,6 +9,7 @@
 #include "models/congestion/dcqcn.hpp"
 #include "models/congestion/hpcc.hpp"
 #include "models/congestion/swift.hpp"
+#include "models/congestion/timely.hpp"
 #include "sim/registry.hpp"
 
 namespace clustersim {
@@ -50,7 +51,7 @@ struct CongestionControlTypes {
     }
 };
 
-using CongestionControlList = CongestionControlTypes<DcqcnControl, HpccControl, SwiftControl>;
+using CongestionControlList = CongestionControlTypes<DcqcnControl, HpccControl, SwiftControl, TimelyControl>;
 using CongestionControlParams = CongestionControlList::Params;
 
 /// The family's rows, in the order `check --schema` lists them ("none" first).
