@@ -116,4 +116,26 @@ Topology build_dragonfly(const TopologyRequest& r) {
     return t;
 }
 
+namespace {
+const KeySpec kA =
+    keys::integer("topology.group_switches", 1, 1e5, "2h", "Dragonfly switches per group (a)");
+const KeySpec kP = keys::integer("topology.endpoints_per_switch", 1, 1e5, "h",
+                                 "Dragonfly endpoints per switch (p)");
+const KeySpec kH = keys::integer("topology.global_links", 1, 1e5, "(radix + 1) / 4",
+                                 "Dragonfly global links per switch (h)");
+const KeySpec kG = keys::integer("topology.groups", 1, 1e7, "a h + 1, or what the endpoints need",
+                                 "Dragonfly groups (g)");
+}  // namespace
+
+std::vector<KeySpec> dragonfly_keys() {
+    return {kA, kP, kH, kG};
+}
+
+void parse_dragonfly_keys(const KeyValues& v, TopologyRequest& r) {
+    r.dragonfly_a = static_cast<std::uint32_t>(v.integer_or(kA.path, 0));  // 0: the default
+    r.dragonfly_p = static_cast<std::uint32_t>(v.integer_or(kP.path, 0));
+    r.dragonfly_h = static_cast<std::uint32_t>(v.integer_or(kH.path, 0));
+    r.dragonfly_g = static_cast<std::uint32_t>(v.integer_or(kG.path, 0));
+}
+
 }  // namespace clustersim

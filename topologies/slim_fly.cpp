@@ -159,4 +159,18 @@ Topology build_slim_fly(const TopologyRequest& r) {
     return t;
 }
 
+namespace {
+const KeySpec kQ = keys::integer("topology.q", 2, 1000, "largest the radix allows",
+                                 "Slim Fly field order (a prime power builds; others give formula "
+                                 "counts only)");
+}  // namespace
+
+std::vector<KeySpec> slim_fly_keys() {
+    return {kQ};
+}
+
+void parse_slim_fly_keys(const KeyValues& v, TopologyRequest& r) {
+    r.slimfly_q = static_cast<std::uint32_t>(v.integer_or(kQ.path, 0));
+}
+
 }  // namespace clustersim

@@ -8,6 +8,7 @@
 
 #include "models/network/port_graph.hpp"
 #include "sim/data_rate.hpp"
+#include "sim/inline_knobs.hpp"
 #include "sim/input/key_error.hpp"
 #include "sim/time.hpp"
 
@@ -79,6 +80,7 @@ struct TopologyRequest {
     double nic_rate_gbps = 400;       // split into ports/lanes by dual-plane and shuffle
     std::uint32_t slimfly_q = 0;      // 0 = the largest q the radix allows
     std::uint32_t dragonfly_a = 0, dragonfly_p = 0, dragonfly_h = 0, dragonfly_g = 0;
+    InlineKnobs<32> knobs;  // a kind's own parameters that have no field above (its row's parse)
     /// Inventory, planes and lanes from the formulas only, no graph: what a run would build, for
     /// estimates before building (the same checks and errors as a build).
     bool counts_only = false;

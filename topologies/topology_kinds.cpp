@@ -1,7 +1,5 @@
 #include "topologies/topology_kinds.hpp"
 
-#include <array>
-
 #include "topologies/dragonfly.hpp"
 #include "topologies/fat_tree_three_layer.hpp"
 #include "topologies/fat_tree_two_layer.hpp"
@@ -31,33 +29,32 @@ Topology build_planes(const TopologyRequest& r) {
     return build_single_switch_planes(r, r.nic_rate_gbps);
 }
 
-// clang-format off
-constexpr std::array kKinds = {
-    TopologyKind{"ft2", "two-layer fat tree (leaf, spine)", &build_ft2, "quantum2"},
-    TopologyKind{"ft3", "three-layer fat tree (leaf, aggregation, core)", &build_fat_tree_three_layer, "quantum2"},
-    TopologyKind{"mpft", "multi-plane fat tree: NIC i of every node on plane i, planes disjoint",
-                 &build_multi_plane_fat_tree, "quantum2", true, true},
-    TopologyKind{"mrft", "multi-rail fat tree: NIC i on rail-i leaves under shared spines",
-                 &build_multi_rail_fat_tree, "quantum2", false, true},
-    TopologyKind{"dual-plane", "one switch per plane, every NIC on both planes (2 x 200G)",
-                 &build_planes, "tomahawk5-200g", true},
-    TopologyKind{"shuffle", "one switch per plane, NIC lanes shuffled over the planes",
-                 &build_planes, "tomahawk5-100g", true},
-    TopologyKind{"slimfly", "Slim Fly (MMS graph over GF(q)), diameter 2", &build_slim_fly, "quantum2"},
-    TopologyKind{"dragonfly", "Dragonfly: all-to-all groups joined by global links", &build_dragonfly, "quantum2"},
-};
-// clang-format on
-
 }  // namespace
 
-std::span<const TopologyKind> topology_kinds() {
-    return kKinds;
+// clang-format off
+const Registry<TopologyKind>& topology_kinds() {
+    static const Registry<TopologyKind> kinds({
+        {"ft2", "two-layer fat tree (leaf, spine)", &build_ft2, "quantum2", false, false, {}, nullptr},
+        {"ft3", "three-layer fat tree (leaf, aggregation, core)", &build_fat_tree_three_layer, "quantum2", false, false, {}, nullptr},
+        {"mpft", "multi-plane fat tree: NIC i of every node on plane i, planes disjoint",
+         &build_multi_plane_fat_tree, "quantum2", true, true, {}, nullptr},
+        {"mrft", "multi-rail fat tree: NIC i on rail-i leaves under shared spines",
+         &build_multi_rail_fat_tree, "quantum2", false, true, {}, nullptr},
+        {"dual-plane", "one switch per plane, every NIC on both planes (2 x 200G)", &build_planes,
+         "tomahawk5-200g", true, false, {}, nullptr},
+        {"shuffle", "one switch per plane, NIC lanes shuffled over the planes", &build_planes,
+         "tomahawk5-100g", true, false, {}, nullptr},
+        {"slimfly", "Slim Fly (MMS graph over GF(q)), diameter 2", &build_slim_fly, "quantum2",
+         false, false, slim_fly_keys(), &parse_slim_fly_keys},
+        {"dragonfly", "Dragonfly: all-to-all groups joined by global links", &build_dragonfly,
+         "quantum2", false, false, dragonfly_keys(), &parse_dragonfly_keys},
+    });
+    return kinds;
 }
+// clang-format on
 
 const TopologyKind* find_topology_kind(std::string_view name) {
-    for (const auto& k : kKinds)
-        if (k.name == name) return &k;
-    return nullptr;
+    return topology_kinds().find(name);
 }
 
 }  // namespace clustersim

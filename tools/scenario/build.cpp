@@ -66,11 +66,8 @@ Topology build_topology(const Scenario& s, std::uint32_t endpoints_if_unset, boo
     r.planes = s.topology.planes;
     r.nics_per_node = s.cluster.nics_per_node;
     r.nic_rate_gbps = s.cluster.nic_rate_gbps;
-    r.slimfly_q = s.topology.q;
-    r.dragonfly_a = s.topology.group_switches;
-    r.dragonfly_p = s.topology.endpoints_per_switch;
-    r.dragonfly_h = s.topology.global_links;
-    r.dragonfly_g = s.topology.groups;
+    if (const TopologyKind* kind = find_topology_kind(s.topology.kind); kind && kind->parse)
+        kind->parse(s.values, r);  // the kind's own keys
     try {
         Topology t = clustersim::build_topology(r);
         if (!counts_only) place_topology_in_racks(t, s.cost.rack_endpoints);

@@ -73,6 +73,10 @@ const std::vector<KeySpec>& schema() {
         std::vector<KeySpec> routing;
         for (const auto& row : routing_policies().rows())
             routing.insert(routing.end(), row.keys.begin(), row.keys.end());
+        std::vector<KeySpec> kinds;
+        for (const auto& row : topology_kinds().rows())
+            kinds.insert(kinds.end(), row.keys.begin(), row.keys.end());
+        insert_after(all, "topology.endpoints", kinds);
         insert_after(all, "network.routing", routing);
         std::vector<KeySpec> controls;
         for (const auto& row : congestion_controls().rows())
@@ -98,12 +102,6 @@ std::vector<KeySpec> core_keys() {
                 "planes or rails (mpft, mrft, dual-plane, shuffle)"),
         number("topology.oversubscription", 1, 1024, "1", "leaf down-ports : up-ports (ft2, ft3, mpft, mrft)"),
         integer("topology.endpoints", 1, 1e8, "maximum", "NICs to attach; a smaller fat tree builds only the leaves it needs"),
-        integer("topology.q", 2, 1000, "largest the radix allows",
-                "Slim Fly field order (a prime power builds; others give formula counts only)"),
-        integer("topology.group_switches", 1, 1e5, "2h", "Dragonfly switches per group (a)"),
-        integer("topology.endpoints_per_switch", 1, 1e5, "h", "Dragonfly endpoints per switch (p)"),
-        integer("topology.global_links", 1, 1e5, "(radix + 1) / 4", "Dragonfly global links per switch (h)"),
-        integer("topology.groups", 1, 1e7, "a h + 1, or what the endpoints need", "Dragonfly groups (g)"),
         section("cluster"),
         text("cluster.node", "h800", "node preset (models/data/nodes.yaml): h800, h100, h20, a100-pcie, gb200-nvl72"),
         text("cluster.nic", "the node preset's", "NIC preset (models/data/nics.yaml): cx6, cx7, cx8"),
@@ -340,6 +338,7 @@ class Loader {
         scenario_.file = path_;
         validate(root_, "");
         fill();
+        scenario_.values = values_;
         return std::move(scenario_);
     }
 
@@ -608,11 +607,6 @@ class Loader {
         s.topology.endpoints_set = has("topology.endpoints");
         s.topology.endpoints = u32_or("topology.endpoints", 0);
         s.topology.planes = u32_or("topology.planes", 0);
-        s.topology.q = u32_or("topology.q", 0);
-        s.topology.group_switches = u32_or("topology.group_switches", 0);
-        s.topology.endpoints_per_switch = u32_or("topology.endpoints_per_switch", 0);
-        s.topology.global_links = u32_or("topology.global_links", 0);
-        s.topology.groups = u32_or("topology.groups", 0);
         const auto price = catalog.prices().switch_usd.find(s.topology.switch_preset);
         s.cost.switch_usd = number_or(
             "cost.switch_usd", price == catalog.prices().switch_usd.end() ? -1.0 : price->second);

@@ -11,6 +11,7 @@
 #include "models/network/network.hpp"
 #include "sim/input/input_error.hpp"
 #include "sim/input/key_error.hpp"
+#include "sim/input/key_spec.hpp"
 
 namespace clustersim {
 
@@ -32,8 +33,6 @@ struct Scenario {
         std::uint32_t endpoints = 0;  // 0 = the maximum the topology supports
         bool endpoints_set = false;
         std::uint32_t planes = 0;  // 0 = the kind's default
-        std::uint32_t q = 0;       // Slim Fly; 0 = from the radix
-        std::uint32_t group_switches = 0, endpoints_per_switch = 0, global_links = 0, groups = 0;
     } topology;
 
     struct Cluster {
@@ -131,6 +130,7 @@ struct Scenario {
     } sim;
 
     std::map<std::string, SourcePosition> positions;
+    KeyValues values;  // every key as set and validated: what a kind's row parses at build time
 
     /// An InputError pointing at `key` (where it was set, or at the file if it was defaulted).
     InputError error_at(const std::string& key, const std::string& message) const;
