@@ -8,7 +8,9 @@
 // of them is a draw without replacement proportional to the weights: uniform, Zipf-skewed or a
 // few hot experts. `worst-case` is deterministic: every token reaches top_k distinct experts on
 // exactly min(M, nodes, top_k) nodes other than its own (when there are enough).
+#include <array>
 #include <cstdint>
+#include <string_view>
 #include <span>
 #include <vector>
 
@@ -19,6 +21,9 @@
 namespace clustersim {
 
 enum class GatingKind : std::uint8_t { Uniform, Zipf, Hot, WorstCase, Trace };
+inline constexpr std::array<std::string_view, 5> kGatingNames = {"uniform", "zipf", "hot",
+                                                                 "worst-case", "trace"};
+inline std::string_view gating_name(GatingKind g) { return kGatingNames[static_cast<std::size_t>(g)]; }
 
 struct GatingParams {
     GatingKind kind = GatingKind::Uniform;

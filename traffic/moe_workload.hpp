@@ -7,7 +7,9 @@
 // (one computes while the other communicates). Dispatch and combine follow the seeded gating of
 // each (layer, micro-batch); in low-latency mode each (token, expert) is its own write, as DeepEP
 // does, so per-message costs show.
+#include <array>
 #include <cstdint>
+#include <string_view>
 #include <vector>
 
 #include "models/hardware/moe_compute.hpp"
@@ -17,6 +19,9 @@
 namespace clustersim {
 
 enum class MoePhase : std::uint8_t { Decode, Prefill, Training };
+inline constexpr std::array<std::string_view, 3> kMoePhaseNames = {"decode", "prefill", "training"};
+/// The key name of a phase (results.json's section name too).
+inline std::string_view phase_name(MoePhase p) { return kMoePhaseNames[static_cast<std::size_t>(p)]; }
 
 struct MoeRunSpec {
     MoePhase phase = MoePhase::Decode;

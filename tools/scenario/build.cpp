@@ -272,11 +272,7 @@ Workload build_workload(const Scenario& s, std::uint32_t endpoints, TraceInput t
 GatingParams moe_gating_params(const Scenario& s) {
     const auto& w = s.workload;
     GatingParams g;
-    g.kind = w.gating == "zipf"         ? GatingKind::Zipf
-             : w.gating == "hot"        ? GatingKind::Hot
-             : w.gating == "worst-case" ? GatingKind::WorstCase
-             : w.gating == "trace"      ? GatingKind::Trace
-                                        : GatingKind::Uniform;
+    g.kind = w.gating;
     if (g.kind == GatingKind::Trace) {
         if (w.expert_load_file.empty())
             throw s.error_at("workload.gating",
@@ -347,9 +343,7 @@ MoeRunSpec moe_run_spec(const Scenario& s, std::uint32_t endpoints) {
                         "(expected at most {}, or a larger topology.endpoints)",
                         w.ep_groups, w.ep_size, gpus, endpoints, endpoints));
     MoeRunSpec spec;
-    spec.phase = w.phase == "decode"    ? MoePhase::Decode
-                 : w.phase == "prefill" ? MoePhase::Prefill
-                                        : MoePhase::Training;
+    spec.phase = w.phase;
     spec.model = s.model.preset;
     spec.placement = moe_placement(s);
     spec.gating = moe_gating_params(s);

@@ -250,7 +250,7 @@ ScenarioEstimate estimate_scenario(const Scenario& s) {
         packets = static_cast<std::uint64_t>(static_cast<long double>(packets) * copies * batch /
                                              sample.workload.tokens_per_gpu);
         out.what = fmt::format("moe: {} {}, EP {} over {} nodes, {} group(s)", s.model.preset.name,
-                               s.workload.phase, s.workload.ep_size,
+                               phase_name(s.workload.phase), s.workload.ep_size,
                                s.workload.ep_size / s.cluster.gpus_per_node, groups);
     } else {
         const bool from_file = !trace.workload.messages.empty();

@@ -47,14 +47,14 @@ Json moe_traffic_json(const Scenario& s) {
 
     const bool one_domain = ep <= per_node && !s.cluster.bare;
     const MoeTrafficSummary t = summarise_moe_traffic(
-        a, placement, model, w.micro_batches, w.phase == "training",
+        a, placement, model, w.micro_batches, w.phase == MoePhase::Training,
         nominal_ep_gbytes_per_s(s.cluster.preset, s.cluster.nic_rate_gbps, one_domain), one_domain);
 
     Json j;
     j["model"] = model.name;
-    j["phase"] = w.phase;
+    j["phase"] = phase_name(w.phase);
     j["mode"] = w.normal_mode ? "normal" : "low-latency";
-    j["gating"] = w.gating;
+    j["gating"] = gating_name(w.gating);
     j["expert_placement"] = w.expert_placement;
     j["ep_size"] = ep;
     j["nodes"] = t.nodes;

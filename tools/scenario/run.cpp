@@ -52,7 +52,7 @@ RunOutcome execute_run(const Scenario& s, const PreparedRun& p, bool progress) {
     o.results = run_results_json(s, p.fabric.fabric, p.fabric.simulated(), p.fabric.endpoints(),
                                  p.workload, o.result);
     if (p.moe && o.result.status == SimulationResult::Status::Completed)
-        o.results[s.workload.phase] = moe_step_json(s, *p.moe, o.result);
+        o.results[std::string(phase_name(s.workload.phase))] = moe_step_json(s, *p.moe, o.result);
     // What check estimated (the same for one build; sizes of structures vary between
     // compilers). The peak the OS measured varies run to run, so it is shown, not written.
     o.results["sim"]["memory_estimate_bytes"] = p.estimate.memory_bytes();

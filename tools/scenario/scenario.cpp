@@ -18,6 +18,14 @@
 namespace clustersim {
 namespace {
 
+// The enum value whose name is `text` (the schema has checked it is one of them).
+template <class E, std::size_t N>
+E enum_of(const std::array<std::string_view, N>& names, const std::string& text, E fallback) {
+    for (std::size_t i = 0; i < N; ++i)
+        if (names[i] == text) return static_cast<E>(i);
+    return fallback;
+}
+
 class Filler {
   public:
     explicit Filler(LoadedKeys keys)
@@ -240,15 +248,16 @@ class Filler {
                                      "(expected model.name, e.g. deepseek-v3)");
         }
         auto& w = s.workload;
-        w.phase = text_or("workload.phase", "decode");
+        w.phase = enum_of(kMoePhaseNames, text_or("workload.phase", "decode"), MoePhase::Decode);
         w.tokens_per_gpu = u32_or("workload.tokens_per_gpu", 128);
         w.micro_batches = u32_or("workload.micro_batches", 2);
         w.ep_size = u32_or("workload.ep_size", s.model.set ? s.model.preset.routed_experts : 0);
         w.max_nodes_per_token =
             u32_or("workload.max_nodes_per_token", s.model.set ? s.model.preset.topk_group : 0);
         w.normal_mode =
-            text_or("workload.mode", w.phase == "decode" ? "low-latency" : "normal") == "normal";
-        w.gating = text_or("workload.gating", "uniform");
+            text_or("workload.mode", w.phase == MoePhase::Decode ? "low-latency" : "normal") ==
+            "normal";
+        w.gating = enum_of(kGatingNames, text_or("workload.gating", "uniform"), GatingKind::Uniform);
         w.zipf_s = number_or("workload.zipf_s", 1.0);
         w.hot_experts = u32_or("workload.hot_experts", 8);
         w.hot_factor = number_or("workload.hot_factor", 10.0);

@@ -9,6 +9,8 @@
 #include "models/hardware/hardware_catalog.hpp"
 #include "models/hardware/moe_model.hpp"
 #include "models/network/network.hpp"
+#include "traffic/moe_gating.hpp"
+#include "traffic/moe_workload.hpp"
 #include "sim/input/input_error.hpp"
 #include "sim/input/key_error.hpp"
 #include "sim/input/key_spec.hpp"
@@ -89,13 +91,13 @@ struct Scenario {
         bool gpu_initiated = true;       // workload.initiator
         std::string algorithm = "ring";  // allreduce
         // moe
-        std::string phase = "decode";
+        MoePhase phase = MoePhase::Decode;
         std::uint32_t tokens_per_gpu = 128;
         std::uint32_t micro_batches = 2;
         std::uint32_t ep_size = 0;
         std::uint32_t max_nodes_per_token = 0;
         bool normal_mode = false;  // workload.mode: normal (else low-latency)
-        std::string gating = "uniform";
+        GatingKind gating = GatingKind::Uniform;
         std::string expert_load_file;  // gating: trace
         double zipf_s = 1.0;
         std::uint32_t hot_experts = 8;

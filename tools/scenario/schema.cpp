@@ -11,6 +11,8 @@
 #include "sim/registry.hpp"
 #include "tools/scenario/scenario.hpp"
 #include "topologies/topology_kinds.hpp"
+#include "traffic/moe_gating.hpp"
+#include "traffic/moe_workload.hpp"
 #include "traffic/workload_kinds.hpp"
 
 namespace clustersim {
@@ -175,7 +177,7 @@ static std::vector<KeySpec> core_keys() {
                "who issues each transfer: GPU kernels (IBGDA, NVLink stores: DeepEP, NCCL) or the CPU "
                "(verbs, copy launches: the ISCA '25 Table 5 measurements)"),
         integer("workload.senders", 1, 1e8, "all others", "incast senders"),
-        choice("workload.phase", {"decode", "prefill", "training"}, {}, "decode", "MoE phase"),
+        choice("workload.phase", {kMoePhaseNames.begin(), kMoePhaseNames.end()}, {}, "decode", "MoE phase"),
         integer("workload.tokens_per_gpu", 1, 1e9, "128", "tokens each EP rank holds in one micro-batch"),
         integer("workload.micro_batches", 1, 1024, "2", "micro-batches per step (two overlap compute and communication)"),
         integer("workload.kv_length", 1, 1e8, "4096 (assumption)", "tokens of KV cache per request during decode (attention cost)"),
@@ -195,7 +197,7 @@ static std::vector<KeySpec> core_keys() {
         integer("workload.max_nodes_per_token", 0, 1e6, "the model's topk_group", "node limit M (0: unlimited)"),
         choice("workload.mode", {"normal", "low-latency"}, {}, "low-latency for decode, normal otherwise",
                "DeepEP mode: one copy per node then NVLink forwarding, or one write per (token, expert)"),
-        choice("workload.gating", {"uniform", "zipf", "hot", "trace", "worst-case"}, {},
+        choice("workload.gating", {kGatingNames.begin(), kGatingNames.end()}, {},
                "uniform", "token-to-expert gating (seeded; trace: in proportion to workload.expert_load_file)"),
         text("workload.expert_load_file", "-", "recorded per-expert load for gating: trace (CSV expert,load)"),
         number("workload.zipf_s", 0, 10, "1", "Zipf exponent of the expert popularity (gating: zipf)"),
