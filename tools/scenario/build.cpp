@@ -242,9 +242,8 @@ const WorkloadKind& validate_workload(const Scenario& s) {
     return *kind;
 }
 
-Workload build_workload(const Scenario& s, std::uint32_t endpoints, TraceInput trace) {
+WorkloadRequest workload_request(const Scenario& s, std::uint32_t endpoints) {
     const auto& w = s.workload;
-    const WorkloadKind* kind = &validate_workload(s);
     WorkloadRequest r;
     r.endpoints = endpoints;
     r.message_bytes = w.message_bytes;
@@ -253,6 +252,13 @@ Workload build_workload(const Scenario& s, std::uint32_t endpoints, TraceInput t
     r.destination = w.destination;
     r.senders = w.senders;
     r.tree = w.algorithm == "tree";
+    return r;
+}
+
+Workload build_workload(const Scenario& s, std::uint32_t endpoints, TraceInput trace) {
+    const auto& w = s.workload;
+    const WorkloadKind* kind = &validate_workload(s);
+    WorkloadRequest r = workload_request(s, endpoints);
     if (w.kind == "trace") {
         r.trace = &trace.workload;
         r.trace_nodes = trace.nodes;
@@ -307,10 +313,9 @@ MoeTrafficParams moe_traffic_params(const Scenario& s) {
     return t;
 }
 
-ExpertPlacement moe_placement(const Scenario& s) {
+ExpertPlacement moe_placement(const Scenario& s, const GatingParams& g) {
     const MoeModel& m = s.model.preset;
     const auto& w = s.workload;
-    const GatingParams g = moe_gating_params(s);
     if (w.expert_placement == "coactivation") {
         if (m.routed_experts > kMaxCoactivationExperts)
             throw s.error_at("workload.expert_placement",
@@ -345,8 +350,8 @@ MoeRunSpec moe_run_spec(const Scenario& s, std::uint32_t endpoints) {
     MoeRunSpec spec;
     spec.phase = w.phase;
     spec.model = s.model.preset;
-    spec.placement = moe_placement(s);
     spec.gating = moe_gating_params(s);
+    spec.placement = moe_placement(s, spec.gating);
     spec.traffic = moe_traffic_params(s);
     const NodePreset& n = s.cluster.preset;
     spec.gpu = gpu_throughput(n);

@@ -72,7 +72,10 @@ MoeRunSpec moe_run_spec(const Scenario& s, std::uint32_t endpoints);
 GatingParams moe_gating_params(const Scenario& s);
 MoeTrafficParams moe_traffic_params(const Scenario& s);
 /// Experts over the EP ranks: contiguous, with workload.redundant_experts extra copies.
-ExpertPlacement moe_placement(const Scenario& s);
+/// `gating` is moe_gating_params(s), read once by the caller (trace gating reads a file).
+ExpertPlacement moe_placement(const Scenario& s, const GatingParams& gating);
+/// The request a workload kind builds from (one mapping for build and estimate).
+WorkloadRequest workload_request(const Scenario& s, std::uint32_t endpoints);
 MoeRun build_moe(const Scenario& s, std::uint32_t endpoints);
 
 }  // namespace clustersim

@@ -43,12 +43,8 @@ WorkloadSize workload_size(const Scenario& s, std::uint64_t endpoints, const Wor
     auto packets_of = [mtu](std::uint64_t bytes) { return bytes == 0 ? 0 : (bytes - 1) / mtu + 1; };
     const WorkloadKind* kind = find_workload_kind(s.workload.kind);
     if (kind && kind->size && !built) {
-        WorkloadRequest r;
-        r.endpoints = static_cast<std::uint32_t>(std::min<std::uint64_t>(endpoints, UINT32_MAX));
-        r.message_bytes = s.workload.message_bytes;
-        r.senders = s.workload.senders;
-        r.tree = s.workload.algorithm == "tree";
-        const WorkloadSize w = kind->size(r);
+        const WorkloadSize w = kind->size(workload_request(
+            s, static_cast<std::uint32_t>(std::min<std::uint64_t>(endpoints, UINT32_MAX))));
         packets = saturating_mul(w.messages, packets_of(w.message_bytes));
         return w;
     }

@@ -33,8 +33,8 @@ Json moe_traffic_json(const Scenario& s) {
     const auto& w = s.workload;
     const std::uint32_t ep = w.ep_size;
     const std::uint32_t per_node = s.cluster.gpus_per_node;
-    const ExpertPlacement placement = moe_placement(s);
     const GatingParams gp = moe_gating_params(s);
+    const ExpertPlacement placement = moe_placement(s, gp);
     const MoeTrafficParams tp = moe_traffic_params(s);
     MoeAllToAll a;
     try {

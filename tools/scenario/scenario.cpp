@@ -254,10 +254,10 @@ class Filler {
         w.ep_size = u32_or("workload.ep_size", s.model.set ? s.model.preset.routed_experts : 0);
         w.max_nodes_per_token =
             u32_or("workload.max_nodes_per_token", s.model.set ? s.model.preset.topk_group : 0);
-        w.normal_mode =
-            text_or("workload.mode", w.phase == MoePhase::Decode ? "low-latency" : "normal") ==
-            "normal";
-        w.gating = enum_of(kGatingNames, text_or("workload.gating", "uniform"), GatingKind::Uniform);
+        w.normal_mode = text_or("workload.mode",
+                                w.phase == MoePhase::Decode ? "low-latency" : "normal") == "normal";
+        w.gating =
+            enum_of(kGatingNames, text_or("workload.gating", "uniform"), GatingKind::Uniform);
         w.zipf_s = number_or("workload.zipf_s", 1.0);
         w.hot_experts = u32_or("workload.hot_experts", 8);
         w.hot_factor = number_or("workload.hot_factor", 10.0);

@@ -9,11 +9,11 @@
 #include "models/hardware/hardware_catalog.hpp"
 #include "models/hardware/moe_model.hpp"
 #include "models/network/network.hpp"
-#include "traffic/moe_gating.hpp"
-#include "traffic/moe_workload.hpp"
 #include "sim/input/input_error.hpp"
 #include "sim/input/key_error.hpp"
 #include "sim/input/key_spec.hpp"
+#include "traffic/moe_gating.hpp"
+#include "traffic/moe_workload.hpp"
 
 namespace clustersim {
 
