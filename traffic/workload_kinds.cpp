@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <array>
 
 #include "sim/input/key_error.hpp"
 #include "traffic/collectives.hpp"
@@ -112,29 +111,40 @@ Workload build_moe(const WorkloadRequest& r) {
     return build_moe_run(*r.moe).workload;
 }
 
-// clang-format off
-constexpr std::array kKinds = {
-    WorkloadKind{"alltoall", "one message per ordered pair of distinct endpoints", true, &build_alltoall, &size_alltoall},
-    WorkloadKind{"permutation", "every endpoint sends to one other and receives from one (seeded)", true, &build_permutation, &size_permutation},
-    WorkloadKind{"incast", "workload.senders endpoints send to workload.destination", true, &build_incast, &size_incast},
-    WorkloadKind{"allreduce", "NCCL-style all-reduce of message_bytes per rank (ring, or tree)", true, &build_allreduce, &size_allreduce},
-    WorkloadKind{"allgather", "NCCL-style ring all-gather (message_bytes: the output buffer)", true, &build_allgather, &size_allgather},
-    WorkloadKind{"reducescatter", "NCCL-style ring reduce-scatter (message_bytes: the input buffer)", true, &build_reducescatter, &size_allgather},
-    WorkloadKind{"trace", "messages and triggers from workload.file (.cm or .csv)", false, &build_trace},
-    WorkloadKind{"moe", "a MoE decode step: attention, dispatch, experts, combine per layer and micro-batch", false, &build_moe},
-};
-// clang-format on
+const KeySpec kDestination =
+    keys::integer_default("workload.destination", 0, 1e8, 0, "", "incast receiver");
+const KeySpec kSenders = keys::integer("workload.senders", 1, 1e8, "all others", "incast senders");
+const KeySpec kAlgorithm = keys::choice_default("workload.algorithm", {"ring", "tree"}, "ring",
+                                                "all-reduce algorithm (NCCL's two)");
+
+void parse_incast(const KeyValues& v, WorkloadRequest& r) {
+    r.destination = static_cast<std::uint32_t>(v.integer(kDestination));
+    r.senders = static_cast<std::uint32_t>(v.integer_or(kSenders.path, 0));  // 0: all others
+}
+void parse_allreduce(const KeyValues& v, WorkloadRequest& r) {
+    r.tree = v.text(kAlgorithm) == "tree";
+}
 
 }  // namespace
 
-std::span<const WorkloadKind> workload_kinds() {
-    return kKinds;
+// clang-format off
+const Registry<WorkloadKind>& workload_kinds() {
+    static const Registry<WorkloadKind> kinds({
+        {"alltoall", "one message per ordered pair of distinct endpoints", true, &build_alltoall, &size_alltoall, {}, nullptr},
+        {"permutation", "every endpoint sends to one other and receives from one (seeded)", true, &build_permutation, &size_permutation, {}, nullptr},
+        {"incast", "workload.senders endpoints send to workload.destination", true, &build_incast, &size_incast, {kDestination, kSenders}, &parse_incast},
+        {"allreduce", "NCCL-style all-reduce of message_bytes per rank (ring, or tree)", true, &build_allreduce, &size_allreduce, {kAlgorithm}, &parse_allreduce},
+        {"allgather", "NCCL-style ring all-gather (message_bytes: the output buffer)", true, &build_allgather, &size_allgather, {}, nullptr},
+        {"reducescatter", "NCCL-style ring reduce-scatter (message_bytes: the input buffer)", true, &build_reducescatter, &size_allgather, {}, nullptr},
+        {"trace", "messages and triggers from workload.file (.cm or .csv)", false, &build_trace, nullptr, {}, nullptr},
+        {"moe", "a MoE decode step: attention, dispatch, experts, combine per layer and micro-batch", false, &build_moe, nullptr, {}, nullptr},
+    });
+    return kinds;
 }
+// clang-format on
 
 const WorkloadKind* find_workload_kind(std::string_view name) {
-    for (const auto& k : kKinds)
-        if (k.name == name) return &k;
-    return nullptr;
+    return workload_kinds().find(name);
 }
 
 }  // namespace clustersim

@@ -4,7 +4,11 @@
 // lists the names from here. Builders throw KeyError naming the scenario key at fault.
 #include <cstdint>
 #include <span>
+#include <vector>
+
 #include <string_view>
+#include "sim/input/key_spec.hpp"
+#include "sim/registry.hpp"
 
 #include "models/dag/workload.hpp"
 
@@ -37,9 +41,11 @@ struct WorkloadKind {
     bool needs_message_bytes = false;
     Workload (*build)(const WorkloadRequest&);
     WorkloadSize (*size)(const WorkloadRequest&) = nullptr;  // null: known once built (files)
+    std::vector<KeySpec> keys;                               // workload.* keys of this kind only
+    void (*parse)(const KeyValues&, WorkloadRequest&) = nullptr;
 };
 
-std::span<const WorkloadKind> workload_kinds();
+const Registry<WorkloadKind>& workload_kinds();
 /// The kind named `name`, or null.
 const WorkloadKind* find_workload_kind(std::string_view name);
 

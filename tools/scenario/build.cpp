@@ -225,7 +225,7 @@ NetworkParams network_params(const Scenario& s, const Topology& fabric) {
 const WorkloadKind& validate_workload(const Scenario& s) {
     const auto& w = s.workload;
     std::string names;
-    for (const auto& k : workload_kinds())
+    for (const auto& k : workload_kinds().rows())
         names += (names.empty() ? "" : ", ") + std::string(k.name);
     if (w.kind.empty())
         throw s.error_at("workload.kind", fmt::format("missing (expected one of: {})", names));
@@ -249,9 +249,8 @@ WorkloadRequest workload_request(const Scenario& s, std::uint32_t endpoints) {
     r.message_bytes = w.message_bytes;
     r.start = Time::from_us(w.start_us);
     r.seed = s.seed;
-    r.destination = w.destination;
-    r.senders = w.senders;
-    r.tree = w.algorithm == "tree";
+    if (const WorkloadKind* kind = find_workload_kind(w.kind); kind && kind->parse)
+        kind->parse(s.values, r);  // the kind's own keys
     return r;
 }
 

@@ -190,9 +190,6 @@ class Filler {
             w.expert_load_file = (std::filesystem::path(path_).parent_path() / w.expert_load_file)
                                      .lexically_normal()
                                      .string();
-        w.destination = u32_or("workload.destination", 0);
-        w.senders = u32_or("workload.senders", 0);
-        w.algorithm = text_or("workload.algorithm", "ring");
         s.sim.max_time_us = number_or("sim.max_time_us", 0);
         s.sim.sample_us = number_or("sim.sample_us", 0);
         s.sim.max_events = integer_or("sim.max_events", 0);

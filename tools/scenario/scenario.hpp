@@ -86,10 +86,7 @@ struct Scenario {
         std::uint64_t message_bytes = 0;
         std::string file;  // resolved against the scenario's folder
         double start_us = 0;
-        std::uint32_t destination = 0;
-        std::uint32_t senders = 0;       // 0 = every other endpoint
-        bool gpu_initiated = true;       // workload.initiator
-        std::string algorithm = "ring";  // allreduce
+        bool gpu_initiated = true;  // workload.initiator
         // moe
         MoePhase phase = MoePhase::Decode;
         std::uint32_t tokens_per_gpu = 128;

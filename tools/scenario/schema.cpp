@@ -73,6 +73,10 @@ const std::vector<KeySpec>& schema() {
             kinds.insert(kinds.end(), row.keys.begin(), row.keys.end());
         insert_after(all, "topology.endpoints", kinds);
         insert_after(all, "network.routing", routing);
+        std::vector<KeySpec> workloads;
+        for (const auto& row : workload_kinds().rows())
+            workloads.insert(workloads.end(), row.keys.begin(), row.keys.end());
+        insert_after(all, "workload.start_us", workloads);
         std::vector<KeySpec> controls;
         for (const auto& row : congestion_controls().rows())
             controls.insert(controls.end(), row.keys.begin(), row.keys.end());
@@ -171,12 +175,9 @@ static std::vector<KeySpec> core_keys() {
                 "message size (accepts KB, MB, GB, KiB, MiB, GiB)"),
         text("workload.file", "-", "trace input: htsim connection matrix (.cm) or CSV src,dst,bytes,start_us"),
         number("workload.start_us", 0, 1e12, "0", "start time of synthetic traffic"),
-        integer("workload.destination", 0, 1e8, "0", "incast receiver"),
-        choice("workload.algorithm", {"ring", "tree"}, {}, "ring", "all-reduce algorithm (NCCL's two)"),
         choice("workload.initiator", {"gpu", "cpu"}, {}, "gpu",
                "who issues each transfer: GPU kernels (IBGDA, NVLink stores: DeepEP, NCCL) or the CPU "
                "(verbs, copy launches: the ISCA '25 Table 5 measurements)"),
-        integer("workload.senders", 1, 1e8, "all others", "incast senders"),
         choice("workload.phase", {kMoePhaseNames.begin(), kMoePhaseNames.end()}, {}, "decode", "MoE phase"),
         integer("workload.tokens_per_gpu", 1, 1e9, "128", "tokens each EP rank holds in one micro-batch"),
         integer("workload.micro_batches", 1, 1024, "2", "micro-batches per step (two overlap compute and communication)"),
