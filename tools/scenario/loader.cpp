@@ -13,6 +13,7 @@
 
 #include "sim/input/input_file.hpp"
 #include "tools/scenario/schema.hpp"
+#include "tools/scenario/yaml_bounds.hpp"
 
 namespace clustersim {
 namespace {
@@ -154,6 +155,7 @@ class Loader {
                              "YAML syntax error: " + e.msg);
         }
         if (root_.IsNull()) root_ = YAML::Node(YAML::NodeType::Map);
+        check_yaml_bounds(root_, path_);
         reject_duplicate_keys(root_, "");
         if (!root_.IsMap())
             throw InputError(path_, static_cast<std::uint32_t>(root_.Mark().line + 1),
@@ -176,6 +178,7 @@ class Loader {
         } catch (const YAML::ParserException& e) {
             throw InputError("--set", 0, 0, o.path, "the value is not valid YAML: " + e.msg);
         }
+        check_yaml_bounds(value, "--set");
         std::vector<std::string> parts;
         std::stringstream ss(o.path);
         for (std::string part; std::getline(ss, part, '.');) parts.push_back(part);

@@ -25,7 +25,6 @@ using keys::integer;
 using keys::number;
 using keys::section;
 using keys::text;
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // The names of a registry's entries (topology kinds, routing policies, ...), in table order.
 template <class Entries>

@@ -18,6 +18,7 @@
 #include "tools/scenario/output_files.hpp"
 #include "tools/scenario/pareto.hpp"
 #include "tools/scenario/run.hpp"
+#include "tools/scenario/yaml_bounds.hpp"
 
 namespace clustersim {
 namespace {
@@ -154,6 +155,7 @@ SweepSpec load_sweep(const std::string& path, const std::vector<std::string>& gr
     } catch (const YAML::ParserException& e) {
         throw located(path, e.mark, {}, "YAML syntax error: " + e.msg);
     }
+    check_yaml_bounds(root, path);
     if (!root.IsMap())
         throw InputError(path, 1, 1, {}, "a sweep is a mapping (expected base:, grid: ...)");
     for (const auto& kv : root) {
