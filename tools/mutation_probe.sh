@@ -35,7 +35,7 @@ PY
 }
 mutate credit-delay-zero models/fabric/fabric.cpp "port.credit_delay = ch.propagation;" "port.credit_delay = Time::zero();"
 mutate extra-latency-ignored tools/scenario/build.cpp "p.extra_latency = Time::from_us(s.network.extra_latency_us);" "p.extra_latency = Time::zero();"
-mutate busbw-equals-algbw traffic/collectives.cpp "return {algbw, algbw * factor};" "return {algbw, algbw};"
+mutate busbw-equals-algbw traffic/collectives.cpp "const double factor = kind == CollectiveKind::AllReduce ? 2 * (n - 1) / n : (n - 1) / n;" "const double factor = 1;"
 mutate lanes-strict-priority models/fabric/fabric.hpp "for (std::uint32_t i = 0, v = port.next_vl;" "for (std::uint32_t i = 0, v = 0;"
 mutate nic-one-message-at-a-time models/transport/rdma_transport.hpp "++nic.next;  // the next message in turn" "(void)0;"
 mutate ft2-bisection topologies/fat_tree_two_layer.cpp "std::min(half_endpoints, half_uplinks)" "std::max(half_endpoints, half_uplinks)"
