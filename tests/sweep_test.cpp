@@ -176,3 +176,31 @@ TEST_CASE("a sweep without a workload prices each fabric without simulating", "[
     CHECK(ft2["objective"]["mean"] == ft2["cost_per_endpoint_usd"]["mean"]);
     CHECK_FALSE(ft2.contains("makespan_us"));
 }
+
+TEST_CASE(
+    "a sweep objective is {key, goal}: the goal it states wins over the key's name, a "
+    "plain key has its goal inferred and said so, a bad goal is located",
+    "[sweep]") {
+    const auto dir = temp_dir("sweep-objective");
+    auto load = [&](const std::string& objective) {
+        write_text(
+            dir / "s.yaml",
+            "base: {topology: {kind: ft2}}\ngrid: {seed: [1, 2]}\nobjective: " + objective + "\n");
+        return load_sweep((dir / "s.yaml").string(), {});
+    };
+    // A latency is better small by its name; the stated goal says otherwise and wins.
+    const SweepSpec stated = load("{key: messages.makespan_us, goal: max}");
+    CHECK(stated.objective == "messages.makespan_us");
+    CHECK(stated.maximize);
+    CHECK_FALSE(stated.goal_inferred);
+    const SweepSpec plain = load("messages.makespan_us");
+    CHECK_FALSE(plain.maximize);
+    CHECK(plain.goal_inferred);
+    try {
+        (void)load("{key: messages.makespan_us, goal: up}");
+        FAIL("accepted");
+    } catch (const InputError& e) {
+        CHECK(std::string(e.formatted()).find("objective.goal: expected max or min") !=
+              std::string::npos);
+    }
+}
