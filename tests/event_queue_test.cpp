@@ -159,3 +159,26 @@ TEST_CASE("event queue orders negative times first and survives times near the e
     CHECK(q.top().time.ps() == 10'000'000);
     CHECK(q.pop().time.ps() == 10'000'000);
 }
+
+namespace {
+struct NullHandler {
+    void handle(const clustersim::Event&) {}
+};
+std::uint64_t fingerprint_of(const std::vector<std::pair<std::int64_t, std::uint32_t>>& events) {
+    clustersim::Simulator sim;
+    for (const auto& [ps, target] : events) sim.schedule(clustersim::Time::from_ps(ps), target, 0);
+    NullHandler h;
+    sim.run_fingerprinted(h, clustersim::Time::never(), [](const clustersim::Simulator&) {});
+    return sim.fingerprint();
+}
+}  // namespace
+
+TEST_CASE(
+    "the event fingerprint is the same for the same event order and differs when two "
+    "events at one time swap, though every count agrees",
+    "[kernel][fingerprint]") {
+    const auto a = fingerprint_of({{10, 1}, {10, 2}, {20, 3}});
+    CHECK(a == fingerprint_of({{10, 1}, {10, 2}, {20, 3}}));
+    CHECK(a != fingerprint_of({{10, 2}, {10, 1}, {20, 3}}));  // same times, other order
+    CHECK(a != fingerprint_of({{10, 1}, {11, 2}, {20, 3}}));  // one time moved
+}
