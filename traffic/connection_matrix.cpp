@@ -1,5 +1,7 @@
 #include "traffic/connection_matrix.hpp"
 
+#include "traffic/trace_numbers.hpp"
+
 #include <fmt/format.h>
 
 #include <charconv>
@@ -18,8 +20,6 @@ namespace clustersim {
 namespace {
 // Later start times would leave no room in 64-bit picoseconds for the run itself.
 constexpr double kMaxStartPs = 1e18;
-// Sizes stay exact in doubles (2^53 bytes is 9 PB).
-constexpr std::uint64_t kMaxBytes = std::uint64_t{1} << 53;
 }  // namespace
 
 namespace {
@@ -88,14 +88,14 @@ class Parser {
         throw InputError(file_, line, 1, {}, msg);
     }
 
-    std::uint64_t integer(const Token& t, const char* what) const {
-        std::uint64_t v = 0;
-        const auto* b = t.text.data();
-        const auto [p, ec] = std::from_chars(b, b + t.text.size(), v);
-        if (ec != std::errc() || p != b + t.text.size())
-            fail(t, fmt::format("'{}' is not a valid {} (expected a non-negative integer)", t.text,
-                                what));
-        return v;
+    // Integers as the CSV reader reads them (trace_numbers.hpp); ids and sizes to 2^53.
+    std::uint64_t integer(const Token& t, const char* what, std::uint64_t max = kMaxTraceId) const {
+        const auto v = trace_integer(t.text, max);
+        if (!v)
+            fail(t, fmt::format("'{}' is not a valid {} (expected an integer from 0 to {}, "
+                                "decimal digits only)",
+                                t.text, what, max));
+        return *v;
     }
     const Token& value_after(std::size_t& i, const char* what) const {
         if (i + 1 >= toks_.size())
@@ -179,10 +179,7 @@ class Parser {
                 has_trigger = true;
             } else if (key == "size") {
                 const Token& v = value_after(i, "a size in bytes");
-                m.bytes = integer(v, "size");
-                if (m.bytes > kMaxBytes)
-                    fail(v, fmt::format("size {} is too large (expected at most 2^53 bytes)",
-                                        m.bytes));
+                m.bytes = integer(v, "size", kMaxTraceBytes);
                 if (m.bytes == 0)
                     fail(v,
                          "size 0 (an unbounded flow in htsim) is not supported (expected bytes > "

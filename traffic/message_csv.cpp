@@ -1,5 +1,7 @@
 #include "traffic/message_csv.hpp"
 
+#include "traffic/trace_numbers.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -93,15 +95,25 @@ MessageList read_message_csv(std::istream& in, const std::string& file) {
                                 integer ? "an integer" : "a number", max));
             return v;
         };
+        // Integers as the .cm reader reads them (trace_numbers.hpp).
+        auto integer = [&](std::size_t col, const char* what, std::uint64_t max) {
+            const Cell& c = cells[col];
+            const auto v = trace_integer(c.text, max);
+            if (!v)
+                throw InputError(file, line_no, c.column, {},
+                                 fmt::format("'{}' is not a valid {} (expected an integer from 0 "
+                                             "to {}, decimal digits only)",
+                                             c.text, what, max));
+            return *v;
+        };
         MessageSpec m;
-        // Exact integers in a double go to 2^53; start times stop at 1e12 us (11.6 days), which
-        // leaves 64-bit picoseconds room for the run.
-        constexpr double kMaxExact = 9007199254740992.0;
-        m.src = static_cast<std::uint32_t>(number(*src, "src", true, 4294967294.0));
-        m.dst = static_cast<std::uint32_t>(number(*dst, "dst", true, 4294967294.0));
-        m.bytes = static_cast<std::uint64_t>(number(*bytes, "bytes", true, kMaxExact));
+        m.src = static_cast<std::uint32_t>(integer(*src, "src", 4294967294u));
+        m.dst = static_cast<std::uint32_t>(integer(*dst, "dst", 4294967294u));
+        m.bytes = integer(*bytes, "bytes", kMaxTraceBytes);
+        // Start times stop at 1e12 us (11.6 days), which leaves 64-bit picoseconds room for the
+        // run (the .cm reader's 1e18 ps).
         m.start = Time::from_us(number(*start, "start_us", false, 1e12));
-        if (id) m.label = static_cast<std::uint64_t>(number(*id, "id", true, kMaxExact));
+        if (id) m.label = integer(*id, "id", kMaxTraceId);
         // What the .cm reader accepts, this one accepts: bytes to move, between two endpoints,
         // under distinct ids.
         if (m.bytes == 0)

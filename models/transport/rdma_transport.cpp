@@ -262,6 +262,7 @@ std::uint32_t RdmaTransport::on_control(const Packet& p, Time now, bool& acked_a
         visit_control([&](const auto& control, auto& state) { control.on_ack(state[m], ack); });
     }
     Outgoing& o = outgoing_[m];
+    if (o.failed) return kNone;
     const std::uint32_t total = packets_of(m);
     if (p.sequence > o.acked) {  // cumulative: everything below is in (a NACK says so too)
         const bool was_done = o.acked == total;
@@ -332,7 +333,7 @@ bool RdmaTransport::select_eligible(std::uint32_t ch, Time now, Time& at) {
 
 bool RdmaTransport::arm_timer(std::uint32_t m, Time now) {
     Outgoing& o = outgoing_[m];
-    if (o.timer) return false;
+    if (o.timer || o.failed) return false;
     o.timer = true;
     o.last_progress = now;
     return true;
@@ -352,9 +353,20 @@ std::uint32_t RdmaTransport::on_timer(std::uint32_t m, Time now, Time& next) {
         return kNone;
     }
     ++counters_.timeouts;
-    if (++o.retries > kRetryLimit) {  // the connection fails: the run will report it stalled
+    if (++o.retries > kRetryLimit) {
+        // The queue pair enters its error state, as an RC QP does past its retry count: it
+        // sends nothing more and ignores late ACKs and NACKs; the run will report it stalled.
         o.timer = false;
+        o.failed = true;
         ++counters_.connections_failed;
+        if (o.active) {
+            Sender& nic = sender_of(sender_channel(m));
+            const auto at = std::find(nic.active.begin(), nic.active.end(), m);
+            const auto index = static_cast<std::size_t>(at - nic.active.begin());
+            nic.active.erase(at);
+            if (index < nic.next) --nic.next;
+            o.active = false;
+        }
         return kNone;
     }
     // Resend everything unacknowledged, as an RC sender does after a timeout.

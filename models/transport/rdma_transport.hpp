@@ -47,8 +47,9 @@ struct TransportCounters {
     std::uint64_t discarded_out_of_order = 0;  // dropped by go-back-N receivers past a gap
     std::uint64_t acks = 0, nacks = 0;         // control packets sent
     std::uint64_t timeouts = 0;                // retransmission timers that expired
-    std::uint64_t connections_failed = 0;      // gave up after kRetryLimit timeouts in a row
-    std::uint64_t cnps = 0;                    // congestion notifications sent by receivers
+    std::uint64_t connections_failed =
+        0;                   // messages given up after kRetryLimit timeouts in a row (each once)
+    std::uint64_t cnps = 0;  // congestion notifications sent by receivers
 };
 
 /// What a data packet's arrival did at its receiver.
@@ -133,6 +134,7 @@ class RdmaTransport {
         Time last_progress;
         bool active = false;  // in its sender's round-robin
         bool timer = false;   // a timer event is pending
+        bool failed = false;  // past kRetryLimit timeouts: the queue pair is in its error state
     };
     std::uint32_t sender_channel(std::uint32_t m) const;
     struct Receiver {

@@ -14,6 +14,7 @@ class InputError : public std::runtime_error {
     InputError(std::string file, std::uint32_t line, std::uint32_t column, std::string key,
                const std::string& message)
         : std::runtime_error(message),
+          message_(message),
           file_(std::move(file)),
           line_(line),
           column_(column),
@@ -56,7 +57,7 @@ class InputError : public std::runtime_error {
                 .append(std::to_string(column_));
         out.append(": ");
         if (!key_.empty()) out.append(printable(key_)).append(": ");
-        out.append(printable(what(), 600));
+        out.append(printable(message_, 600));  // not what(): it would stop at a NUL
         return out;
     }
     const std::string& file() const { return file_; }
@@ -65,6 +66,7 @@ class InputError : public std::runtime_error {
     const std::string& key() const { return key_; }
 
   private:
+    std::string message_;
     std::string file_;
     std::uint32_t line_ = 0, column_ = 0;
     std::string key_;

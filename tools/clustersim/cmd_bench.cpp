@@ -13,7 +13,7 @@ namespace {
 int run(bool json) {
     const nlohmann::ordered_json j = run_benchmarks(BenchOptions{});
     if (json) {
-        std::cout << j.dump(2) << "\n";
+        std::cout << json_text(j, 2) << "\n";
         return kExitOk;
     }
     fmt::print("event queue, hold model (pop one, push one later):\n");

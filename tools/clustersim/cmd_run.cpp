@@ -50,7 +50,7 @@ int run(const RunOptions& o) {
     const RunOutcome outcome = execute_run(s, prepared, !o.quiet && !o.scenario.json);
     if (!o.out_dir.empty()) write_run_outputs(o.out_dir, s, prepared, outcome, o.trace_limit);
     if (o.scenario.json)
-        std::cout << outcome.results.dump(2) << "\n";
+        std::cout << json_text(outcome.results, 2) << "\n";
     else if (!o.quiet)
         std::cout << run_summary_table(outcome.results)
                   << fmt::format("  {:<26}{:>16.1f}{:>12.1f}\n", "memory est. / peak [MB]",

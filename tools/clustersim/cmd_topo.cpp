@@ -20,7 +20,7 @@ int run(const ScenarioOptions& o) {
     const std::optional<RunEstimate> est = estimate_fabric(s, t);
     if (est) j["memory_estimate_bytes"] = est->memory_bytes();
     if (o.json) {
-        std::cout << j.dump(2) << "\n";
+        std::cout << json_text(j, 2) << "\n";
         return kExitOk;
     }
     fmt::print("{} fabric: {} endpoints, {} switches", t.kind, t.inventory.endpoints,

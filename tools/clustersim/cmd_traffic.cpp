@@ -15,7 +15,7 @@ Subcommand add_traffic(CLI::App& app) {
     return {sub, [o] {
                 const auto j = moe_traffic_json(load(*o));
                 if (o->json)
-                    std::cout << j.dump(2) << "\n";
+                    std::cout << json_text(j, 2) << "\n";
                 else
                     std::cout << moe_traffic_table(j);
                 return kExitOk;

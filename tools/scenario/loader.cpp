@@ -301,7 +301,7 @@ class Loader {
 
 std::string read_scenario_file(const std::string& path) {
     std::ifstream in =
-        open_input_file(path, "the scenario file", "a readable YAML file", 16u << 20);
+        open_input_file(path, "the scenario file", "a readable YAML file", kMaxYamlFileBytes);
     std::stringstream ss;
     ss << in.rdbuf();
     return ss.str();

@@ -1,6 +1,7 @@
 #pragma once
 // Results are written to a temporary file beside the target and renamed into place, so a
-// reader (or a crashed run) never sees half a file.
+// reader (or a crashed run) never sees half a file. The temporary file has an unguessable name
+// and is created exclusively, so a link planted in the output folder is never followed.
 #include <functional>
 #include <ostream>
 #include <string>

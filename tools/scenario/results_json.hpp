@@ -12,8 +12,14 @@ namespace clustersim {
 
 using Json = nlohmann::ordered_json;
 
+/// The text of a document: what input put in it is UTF-8 already (the YAML front door refuses
+/// anything else), and any byte that still is not -- a path from the command line -- is
+/// replaced by U+FFFD rather than ending the run.
+inline std::string json_text(const Json& j, int indent = -1) {
+    return j.dump(indent, ' ', false, Json::error_handler_t::replace);
+}
+
 Json inventory_json(const Scenario& s, const Topology& t, const CostBreakdown& cost);
-/// `t` is the fabric (for the inventory); `endpoints` the simulated endpoints (GPUs, or bare NICs).
 /// `t` is the fabric (its endpoints are NICs); `simulated` what ran (the fabric, or the fabric
 /// expanded with its nodes, whose fabric switches keep their channel indices).
 Json run_results_json(const Scenario& s, const Topology& t, const Topology& simulated,

@@ -5,8 +5,15 @@
 #include <algorithm>
 #include <map>
 
+#include "tools/scenario/results_json.hpp"
+
 namespace clustersim {
 namespace {
+
+// Text from input as a JSON string literal: quoted, escaped, invalid UTF-8 replaced.
+std::string json_string(const std::string& text) {
+    return Json(text).dump(-1, ' ', false, Json::error_handler_t::replace);
+}
 
 // Process ids of the tracks.
 constexpr int kStepPid = 1, kGpuPid = 2, kMessagePid = 3, kQueuePid = 4;
@@ -55,10 +62,10 @@ class TraceWriter {
             R"({{"ph":"M","pid":{},"tid":{},"name":"thread_name","args":{{"name":"{}"}}}})", pid,
             tid, name));
     }
-    void finish(const std::string& scenario, bool truncated) {
-        meta(fmt::format(R"({{"ph":"M","pid":0,"name":"clustersim","args":{{"scenario":"{}",)"
+    void finish(const std::string& scenario_json, bool truncated) {
+        meta(fmt::format(R"({{"ph":"M","pid":0,"name":"clustersim","args":{{"scenario":{},)"
                          R"("truncated":{},"events":{}}}}})",
-                         scenario, truncated ? "true" : "false", written_));
+                         scenario_json, truncated ? "true" : "false", written_));
         out_ << "\n]}\n";
     }
 
@@ -168,10 +175,7 @@ std::uint64_t write_trace(std::ostream& out, const Scenario& s, const PreparedRu
                 "message", st.started, st.finished);
     }
     const bool truncated = t.full();
-    std::string name;  // a JSON string: quotes and controls left out
-    for (const char c : s.name)
-        if (c != '"' && c != '\\' && static_cast<unsigned char>(c) >= 0x20) name += c;
-    t.finish(name, truncated);
+    t.finish(json_string(s.name), truncated);
     return t.written();
 }
 
