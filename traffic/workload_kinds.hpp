@@ -33,6 +33,7 @@ struct WorkloadSize {
     std::uint64_t message_bytes = 0;  // each message's (the largest)
     std::uint64_t dependencies = 0;
     std::uint64_t computes = 0, joins = 0;  // DAG tasks besides transfers (MoE steps)
+    std::uint64_t other_bytes = 0;          // held besides the DAG: a MoE step's tables while built
 };
 
 struct WorkloadKind {

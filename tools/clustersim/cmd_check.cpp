@@ -33,11 +33,13 @@ int run(const CheckOptions& o) {
     }
     const RunEstimate& est = e.run;
     fmt::print(
-        "{}: ok ({}; {} messages, about {} packets, at most about {} events; memory about {}: "
+        "{}: ok ({}; {} messages, about {} packets, at most about {} events{}; memory about {}: "
         "fabric {}, routes {}, workload {}, packets {})\n",
-        file, e.what, est.messages, est.packets, est.events, format_bytes(est.memory_bytes()),
-        format_bytes(est.fabric_bytes), format_bytes(est.routes_bytes),
-        format_bytes(est.workload_bytes), format_bytes(est.packet_bytes));
+        file, e.what, est.messages, est.packets, est.events,
+        est.gating_scores ? fmt::format(", {} gating scores", est.gating_scores) : std::string(),
+        format_bytes(est.memory_bytes()), format_bytes(est.fabric_bytes),
+        format_bytes(est.routes_bytes), format_bytes(est.workload_bytes),
+        format_bytes(est.packet_bytes));
     return kExitOk;
 }
 

@@ -366,6 +366,35 @@ MoeRunSpec moe_run_spec(const Scenario& s, std::uint32_t endpoints) {
     return spec;
 }
 
+MoeStepShape moe_step_shape(const Scenario& s, bool whole_step) {
+    const auto& w = s.workload;
+    const MoeModel& m = s.model.preset;
+    MoeStepShape shape;
+    shape.ep_size = w.ep_size;
+    shape.gpus_per_node = std::max<std::uint32_t>(1, s.cluster.gpus_per_node);
+    shape.tokens_per_gpu = w.tokens_per_gpu;
+    if (whole_step) {
+        shape.groups = w.ep_groups;
+        shape.micro_batches = w.micro_batches;
+        const std::uint64_t layers = std::min(w.simulated_layers, m.moe_layers());
+        shape.passes = w.phase == MoePhase::Training ? 2 * layers : layers;
+    } else {
+        shape.passes = 1;
+    }
+    shape.routed_experts = m.routed_experts;
+    shape.top_k = m.top_k;
+    shape.remote_copies = w.shared_expert_remote ? m.shared_experts : 0;
+    shape.max_nodes_per_token = w.max_nodes_per_token;
+    shape.low_latency = !w.normal_mode;
+    shape.hold_sms = w.normal_mode && w.comm_sms > 0;
+    // Training's backward all-to-alls carry BF16 both ways: the larger of the two then.
+    const std::uint64_t fp8 = dispatch_payload_bytes(m.hidden) + dispatch_scale_bytes(m.hidden);
+    const std::uint64_t bf16 = combine_payload_bytes(m.hidden);
+    shape.dispatch_bytes_per_token = w.phase == MoePhase::Training ? std::max(fp8, bf16) : fp8;
+    shape.combine_bytes_per_token = bf16;
+    return shape;
+}
+
 MoeRun build_moe(const Scenario& s, std::uint32_t endpoints) {
     try {
         return build_moe_run(moe_run_spec(s, endpoints));

@@ -12,6 +12,7 @@
 #include "topologies/cost_model.hpp"
 #include "topologies/node_expansion.hpp"
 #include "topologies/topology.hpp"
+#include "traffic/moe_step_size.hpp"
 #include "traffic/moe_workload.hpp"
 #include "traffic/workload_kinds.hpp"
 
@@ -77,5 +78,8 @@ ExpertPlacement moe_placement(const Scenario& s, const GatingParams& gating);
 /// The request a workload kind builds from (one mapping for build and estimate).
 WorkloadRequest workload_request(const Scenario& s, std::uint32_t endpoints);
 MoeRun build_moe(const Scenario& s, std::uint32_t endpoints);
+/// The step's shape from the scenario's keys alone (nothing drawn or placed), for its size
+/// formula; `whole_step` false: one all-to-all, as `traffic` gates it.
+MoeStepShape moe_step_shape(const Scenario& s, bool whole_step = true);
 
 }  // namespace clustersim

@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <stdexcept>
+#include <string_view>
 
 #include "models/dag/dag_runtime.hpp"
 #include "models/fabric/fabric.hpp"
@@ -12,6 +14,8 @@
 #include "models/network/port_graph.hpp"
 #include "models/transport/rdma_transport.hpp"
 #include "sim/event.hpp"
+#include "tools/scenario/process_memory.hpp"
+#include "traffic/moe_gating.hpp"
 
 namespace clustersim {
 namespace {
@@ -35,12 +39,35 @@ std::uint64_t graph_bytes(std::uint64_t s, std::uint64_t c, std::uint64_t e) {
 constexpr std::uint64_t kBoostVertexBytes = 3 * sizeof(void*);
 constexpr std::uint64_t kBoostEdgeBytes = 4 * sizeof(void*) + 2 * 2 * sizeof(void*);
 
+// The keys that size a MoE step, most often the one to change first.
+constexpr std::string_view kMoeSizeKeys[] = {"workload.tokens_per_gpu", "workload.ep_size",
+                                             "workload.micro_batches", "workload.simulated_layers",
+                                             "workload.ep_groups"};
+
+// Which of `keys` to blame for a size: one set by --set (what the user just changed), else the
+// first the scenario sets, else the first.
+template <std::size_t N>
+std::string blame(const Scenario& s, const std::string_view (&keys)[N]) {
+    for (const std::string_view k : keys)
+        if (auto it = s.positions.find(std::string(k));
+            it != s.positions.end() && it->second.file == "--set")
+            return std::string(k);
+    for (const std::string_view k : keys)
+        if (s.positions.count(std::string(k))) return std::string(k);
+    return std::string(keys[0]);
+}
+
 }  // namespace
 
 WorkloadSize workload_size(const Scenario& s, std::uint64_t endpoints, const Workload* built,
                            std::uint64_t& packets) {
     const std::uint64_t mtu = std::max<std::uint64_t>(1, s.network.mtu_bytes);
     auto packets_of = [mtu](std::uint64_t bytes) { return bytes == 0 ? 0 : (bytes - 1) / mtu + 1; };
+    if (s.workload.kind == "moe" && !built) {
+        const MoeStepSize m = moe_step_size(moe_step_shape(s), s.network.mtu_bytes);
+        packets = m.packets;
+        return m.workload;
+    }
     const WorkloadKind* kind = find_workload_kind(s.workload.kind);
     if (kind && kind->size && !built) {
         const WorkloadSize w = kind->size(workload_request(
@@ -67,6 +94,8 @@ RunEstimate estimate_run(const Scenario& s, const FabricPlan& f, const WorkloadS
     RunEstimate e;
     e.messages = w.messages;
     e.packets = packets;
+    if (s.workload.kind == "moe")
+        e.gating_scores = moe_step_size(moe_step_shape(s), s.network.mtu_bytes).gating_scores;
     const std::uint64_t mtu = std::max<std::uint64_t>(1, s.network.mtu_bytes);
     e.largest_message_packets = w.message_bytes == 0 ? 0 : (w.message_bytes - 1) / mtu + 1;
     // Links on the longest path: the fabric's switches plus one, and inside nodes the hub,
@@ -107,7 +136,7 @@ RunEstimate estimate_run(const Scenario& s, const FabricPlan& f, const WorkloadS
             saturating_mul(w.messages, per_message),
             saturating_mul(w.dependencies, sizeof(Dependency) + DagRuntime::kBytesPerDependency)),
         saturating_add(saturating_mul(w.computes, per_compute) + saturating_mul(w.joins, per_join),
-                       built_bytes / 2));
+                       saturating_add(built_bytes / 2, w.other_bytes)));
 
     // Packets alive at once: at most the packets of the run, and at most what every port's
     // buffer holds (a lossless fabric cannot hold more; a lossy one drops the rest).
@@ -129,9 +158,8 @@ RunEstimate estimate_run(const Scenario& s, const FabricPlan& f, const WorkloadS
 
 std::uint64_t memory_limit_bytes(const Scenario& s) {
     if (s.sim.max_memory_gb > 0) return static_cast<std::uint64_t>(s.sim.max_memory_gb * 1e9);
-    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    if (pages <= 0 || page <= 0) return UINT64_MAX;
-    return static_cast<std::uint64_t>(pages) / 4 * 3 * static_cast<std::uint64_t>(page);
+    const ProcessMemory m = process_memory_limit();
+    return m.bytes == UINT64_MAX ? m.bytes : m.bytes / 4 * 3;
 }
 
 std::uint64_t peak_memory_bytes() {
@@ -158,6 +186,14 @@ void check_run_limits(const Scenario& s, const RunEstimate& e) {
                                           "smaller messages or a larger MTU)",
                                           e.largest_message_packets, s.network.mtu_bytes));
     }
+    if (e.gating_scores > kMaxGatingScores) {
+        throw s.error_at(blame(s, kMoeSizeKeys),
+                         fmt::format("the gating would draw {} expert scores (routed experts "
+                                     "x tokens routed), more than the {} one run may "
+                                     "(expected fewer tokens per GPU, a smaller EP group or "
+                                     "fewer layers and micro-batches)",
+                                     e.gating_scores, kMaxGatingScores));
+    }
     if (e.messages > TaskRef::kMaxIndex)
         throw s.error_at("workload.kind",
                          fmt::format("the workload is {} messages, more than the {} one run "
@@ -175,33 +211,31 @@ void check_run_limits(const Scenario& s, const RunEstimate& e) {
     const bool workload = e.workload_bytes + e.packet_bytes > e.fabric_bytes + e.routes_bytes;
     std::string key = "sim.max_memory_gb";
     if (!s.positions.count(key)) {
-        const char* fabric_keys[] = {"topology.endpoints", "topology.q", "topology.groups",
-                                     "topology.switch_radix", "topology.kind"};
+        static constexpr std::string_view fabric_keys[] = {
+            "topology.endpoints", "topology.q", "topology.groups", "topology.switch_radix",
+            "topology.kind"};
         // Messages drive the workload's part, message sizes the packets'.
-        const char* workload_keys[] = {"workload.kind", "workload.message_bytes"};
-        if (e.packet_bytes > e.workload_bytes) std::swap(workload_keys[0], workload_keys[1]);
-        key = workload ? "workload.kind" : "topology.kind";
-        if (workload) {
-            for (const char* k : workload_keys)
-                if (s.positions.count(k)) {
-                    key = k;
-                    break;
-                }
-        } else {
-            for (const char* k : fabric_keys)
-                if (s.positions.count(k)) {
-                    key = k;
-                    break;
-                }
-        }
+        static constexpr std::string_view message_keys[] = {"workload.kind",
+                                                            "workload.message_bytes"};
+        static constexpr std::string_view packet_keys[] = {"workload.message_bytes",
+                                                           "workload.kind"};
+        if (!workload)
+            key = blame(s, fabric_keys);
+        else if (s.workload.kind == "moe")
+            key = blame(s, kMoeSizeKeys);
+        else
+            key = blame(s, e.packet_bytes > e.workload_bytes ? packet_keys : message_keys);
     }
     throw s.error_at(
         key, fmt::format("the run needs about {} (fabric {}, routes {}, workload {}, packets "
-                         "{}), more than the {} allowed (expected a smaller {}, or a larger "
+                         "{}), more than the {} allowed{} (expected a smaller {}, or a larger "
                          "sim.max_memory_gb)",
                          format_bytes(e.memory_bytes()), format_bytes(e.fabric_bytes),
                          format_bytes(e.routes_bytes), format_bytes(e.workload_bytes),
                          format_bytes(e.packet_bytes), format_bytes(limit),
+                         s.sim.max_memory_gb > 0 ? std::string()
+                                                 : fmt::format(" (three quarters of the {})",
+                                                               process_memory_limit().source),
                          workload ? "workload" : "fabric"));
 }
 
@@ -227,27 +261,16 @@ ScenarioEstimate estimate_scenario(const Scenario& s) {
     std::uint64_t packets = 0;
     WorkloadSize size;
     if (moe) {
-        // The step's structure from a sample: one EP group, one simulated layer and one
-        // micro-batch of at most 64 tokens per GPU (gating validates the model on each).
-        // Messages scale with groups, layers and micro-batches; packets with tokens too.
-        const auto& w = s.workload;
-        Scenario sample = s;
-        const std::uint32_t batch = w.tokens_per_gpu;  // per micro-batch
-        sample.workload.micro_batches = 1;
-        sample.workload.tokens_per_gpu = std::min<std::uint32_t>(batch, 64);
-        sample.workload.ep_groups = 1;
-        sample.workload.simulated_layers = 1;
-        const std::uint64_t groups = w.ep_groups;
-        const std::uint64_t copies = groups * w.simulated_layers * w.micro_batches;
-        const MoeRun run = build_moe(sample, static_cast<std::uint32_t>(endpoints / groups));
-        size = workload_size(s, endpoints, &run.workload, packets);
-        size.messages *= copies;
-        size.dependencies *= copies;
-        packets = static_cast<std::uint64_t>(static_cast<long double>(packets) * copies * batch /
-                                             sample.workload.tokens_per_gpu);
-        out.what = fmt::format("moe: {} {}, EP {} over {} nodes, {} group(s)", s.model.preset.name,
-                               phase_name(s.workload.phase), s.workload.ep_size,
-                               s.workload.ep_size / s.cluster.gpus_per_node, groups);
+        // The step's size from its formula; the limits apply before gating draws a token.
+        size = workload_size(s, endpoints, nullptr, packets);
+        out.run = estimate_run(s, plan, size, packets);
+        check_run_limits(s, out.run);
+        validate_moe_step(s, static_cast<std::uint32_t>(endpoints));
+        const std::uint64_t per_node = std::max<std::uint32_t>(1, s.cluster.gpus_per_node);
+        const std::uint64_t nodes = (std::uint64_t{s.workload.ep_size} + per_node - 1) / per_node;
+        out.what = fmt::format("moe: {} {}, EP {} over {} node{}, {} group(s)", s.model.preset.name,
+                               phase_name(s.workload.phase), s.workload.ep_size, nodes,
+                               nodes == 1 ? "" : "s", s.workload.ep_groups);
     } else {
         const bool from_file = !trace.workload.messages.empty();
         size = workload_size(s, endpoints, from_file ? &trace.workload : nullptr, packets);
@@ -265,8 +288,10 @@ ScenarioEstimate estimate_scenario(const Scenario& s) {
     }
     out.fabric_kind = plan.fabric.kind;
     out.fabric_endpoints = plan.fabric.inventory.endpoints;
-    out.run = estimate_run(s, plan, size, packets);
-    check_run_limits(s, out.run);
+    if (!moe) {
+        out.run = estimate_run(s, plan, size, packets);
+        check_run_limits(s, out.run);
+    }
     return out;
 }
 
@@ -283,6 +308,28 @@ std::optional<RunEstimate> estimate_fabric(const Scenario& s, const Topology& t)
     } catch (const InputError&) {
         return std::nullopt;  // not simulable as set (check says why)
     }
+}
+
+void validate_moe_step(const Scenario& s, std::uint32_t endpoints) {
+    const MoeRunSpec spec = moe_run_spec(s, endpoints);
+    try {
+        const Gating gating(spec.model, spec.placement, spec.gating);
+    } catch (const std::invalid_argument& e) {
+        throw s.error_at("workload.gating", e.what());
+    }
+}
+
+void check_moe_traffic_limits(const Scenario& s) {
+    const MoeStepSize m = moe_step_size(moe_step_shape(s, false), s.network.mtu_bytes);
+    RunEstimate e;
+    e.gating_scores = m.gating_scores;
+    // The tables of one all-to-all and the placement's per-GPU expert lists.
+    e.workload_bytes =
+        saturating_add(m.build_bytes, saturating_mul(std::uint64_t{s.workload.ep_size} +
+                                                         s.model.preset.routed_experts +
+                                                         s.workload.redundant_experts,
+                                                     16));
+    check_run_limits(s, e);
 }
 
 }  // namespace clustersim

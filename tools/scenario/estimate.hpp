@@ -19,6 +19,7 @@ struct RunEstimate {
     std::uint64_t packets = 0;
     std::uint64_t events = 0;  // an upper bound: two per link a packet crosses, two per message
     std::uint64_t largest_message_packets = 0;
+    std::uint64_t gating_scores = 0;  // a MoE step's expert scores drawn (the gating's loop)
     // Memory, by part.
     std::uint64_t fabric_bytes = 0;    // port graphs, links, ports, node model, forwarding state
     std::uint64_t routes_bytes = 0;    // forwarding tables and the graph computing them
@@ -32,17 +33,18 @@ struct RunEstimate {
     static constexpr std::uint64_t kBaseBytes = std::uint64_t{6} << 20;
 };
 
-/// The workload's size: its kind's formula when it has one, else counted from `built` (a
-/// trace or MoE step, which are built before the fabric and are small next to it).
+/// The workload's size: its kind's formula when it has one (a MoE step's included), else
+/// counted from `built` (a trace, read before the fabric is built).
 WorkloadSize workload_size(const Scenario& s, std::uint64_t endpoints, const Workload* built,
                            std::uint64_t& packets);
 
 RunEstimate estimate_run(const Scenario& s, const FabricPlan& f, const WorkloadSize& w,
                          std::uint64_t packets);
 
-/// What `check` says of a scenario, from formulas: nothing is built but a bounded sample (a MoE
-/// step's one group, layer and micro-batch of at most 64 tokens per GPU; a pattern or trace of at
-/// most 4 M messages, so its builder's checks run too). Throws InputError, limits included.
+/// What `check` says of a scenario, from formulas: nothing is built but a pattern or trace of at
+/// most 4 M messages, so its builder's checks run too (a MoE step is counted by its formula,
+/// moe_step_size, and only its placement and gating are set up). Throws InputError, limits
+/// included.
 struct ScenarioEstimate {
     bool has_workload = false;
     std::string what;  // "moe: deepseek-v3 decode, EP 32 over 4 nodes, 1 group(s)", ...
@@ -56,10 +58,23 @@ ScenarioEstimate estimate_scenario(const Scenario& s);
 /// take, for `topo`; empty when the scenario is not simulable as set (check says why).
 std::optional<RunEstimate> estimate_fabric(const Scenario& s, const Topology& t);
 
+/// The most expert scores a MoE step's (or `traffic`'s) gating may draw: 2^34, about eleven
+/// minutes at the 39 ns per score measured on the 2-core CI machine (docs/input-validation.md).
+inline constexpr std::uint64_t kMaxGatingScores = std::uint64_t{1} << 34;
+
+/// A MoE step's model, placement and gating are consistent (what building it would refuse),
+/// checked without drawing a token.
+void validate_moe_step(const Scenario& s, std::uint32_t endpoints);
+
+/// `traffic`'s limits: one all-to-all's gating and tables against kMaxGatingScores and the
+/// memory limit, before a token is drawn.
+void check_moe_traffic_limits(const Scenario& s);
+
 /// `run` warns before simulating more events than this with no limit set (an hour or so).
 inline constexpr std::uint64_t kLongRunEvents = 10'000'000'000;
 
-/// sim.max_memory_gb, else three quarters of this machine's memory, in bytes.
+/// sim.max_memory_gb, else three quarters of what this process may use (the machine's memory,
+/// cut by ulimit and the cgroup: process_memory_limit), in bytes.
 std::uint64_t memory_limit_bytes(const Scenario& s);
 
 /// Refuses a run whose estimate exceeds sim.max_events or the memory limit, blaming the key

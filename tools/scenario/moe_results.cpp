@@ -7,6 +7,7 @@
 
 #include "models/hardware/node_rates.hpp"
 #include "tools/scenario/build.hpp"
+#include "tools/scenario/estimate.hpp"
 #include "traffic/moe_step_metrics.hpp"
 #include "traffic/moe_traffic.hpp"
 #include "traffic/moe_traffic_summary.hpp"
@@ -29,6 +30,7 @@ Json moe_traffic_json(const Scenario& s) {
     if (s.workload.kind != "moe")
         throw s.error_at("workload.kind",
                          "traffic describes moe workloads (expected workload.kind: moe)");
+    check_moe_traffic_limits(s);  // before a token is drawn
     const MoeModel& model = s.model.preset;
     const auto& w = s.workload;
     const std::uint32_t ep = w.ep_size;
@@ -106,11 +108,13 @@ std::string moe_traffic_table(const Json& j) {
     const auto& an = j["analytic"];
     auto num = [](const Json& v) { return v.get<double>(); };
     std::string out = fmt::format(
-        "{} {} ({} mode, {} gating): EP {} over {} nodes, {} tokens per GPU, {} micro-batches\n",
+        "{} {} ({} mode, {} gating): EP {} over {} node{}, {} tokens per GPU, {} "
+        "micro-batch{}\n",
         j["model"].get<std::string>(), j["phase"].get<std::string>(), j["mode"].get<std::string>(),
         j["gating"].get<std::string>(), j["ep_size"].get<std::uint32_t>(),
-        j["nodes"].get<std::uint32_t>(), j["tokens_per_gpu"].get<std::uint32_t>(),
-        j["micro_batches"].get<std::uint32_t>());
+        j["nodes"].get<std::uint32_t>(), j["nodes"].get<std::uint32_t>() == 1 ? "" : "s",
+        j["tokens_per_gpu"].get<std::uint32_t>(), j["micro_batches"].get<std::uint32_t>(),
+        j["micro_batches"].get<std::uint32_t>() == 1 ? "" : "es");
     out +=
         fmt::format("  {:<34}{:>16.0f} B  ({:.2f} MiB)\n", "dispatch per GPU per layer",
                     num(l["dispatch_bytes_per_gpu"]), num(l["dispatch_bytes_per_gpu"]) / 1048576);

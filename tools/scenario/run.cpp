@@ -19,18 +19,16 @@ PreparedRun prepare_run(const Scenario& s) {
     TraceInput trace = load_trace(s);
     const bool moe = s.workload.kind == "moe";
     const std::uint32_t trace_gpus = workload_gpus(s, trace);
-    // What the run will cost, from formulas (and the MoE step or trace, built first: they are
-    // small next to a fabric), before the fabric is built.
+    // What the run will cost, from formulas (a trace counted once read), before the MoE step,
+    // the fabric or anything else is built: what check printed.
     const FabricPlan plan = plan_fabric(s, trace_gpus);
     PreparedRun p;
-    if (moe) p.moe = build_moe(s, static_cast<std::uint32_t>(plan.endpoints));
     std::uint64_t packets = 0;
-    const Workload* built = moe                               ? &p.moe->workload
-                            : trace.workload.messages.empty() ? nullptr
-                                                              : &trace.workload;
+    const Workload* built = trace.workload.messages.empty() ? nullptr : &trace.workload;
     const WorkloadSize size = workload_size(s, plan.endpoints, built, packets);
     p.estimate = estimate_run(s, plan, size, packets);
     check_run_limits(s, p.estimate);
+    if (moe) p.moe = build_moe(s, static_cast<std::uint32_t>(plan.endpoints));
 
     p.fabric = build_simulated_fabric(s, trace_gpus);
     const std::uint32_t endpoints = p.fabric.endpoints();
@@ -87,6 +85,11 @@ void write_run_outputs(const std::string& dir_name, const Scenario& s, const Pre
     const SimulationResult& r = o.result;
     const Workload& w = p.workload;
     const SimulatedFabric& f = p.fabric;
+    // results.json is rendered first and written last: a folder holding it holds the whole
+    // run, and a run that fails while writing leaves no results.json of an earlier one.
+    const std::string results = json_text(o.results, 2) + "\n";
+    std::error_code ec;
+    std::filesystem::remove(dir / "results.json", ec);
     write_file_atomically((dir / "messages.csv").string(), messages_csv(w, r));
     write_file_atomically((dir / "links.csv").string(),
                           links_csv(f.fabric, f.simulated(), f.node_layout(), r));
@@ -98,7 +101,10 @@ void write_run_outputs(const std::string& dir_name, const Scenario& s, const Pre
     });
     if (s.sim.sample_us > 0)
         write_file_atomically((dir / "queues.csv").string(), queues_csv(f.simulated().graph, r));
-    write_file_atomically((dir / "results.json").string(), o.results.dump(2) + "\n");
+    else
+        std::filesystem::remove(dir / "queues.csv",
+                                ec);  // an earlier run's samples, not this one's
+    write_file_atomically((dir / "results.json").string(), results);
 }
 
 std::string run_stop_report(const Scenario& s, const PreparedRun& p, const SimulationResult& r) {
