@@ -4,6 +4,7 @@
 #include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -11,10 +12,15 @@
 #include <fstream>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <sstream>
+#include <string_view>
+#include <system_error>
 #include <thread>
 
 #include "sim/input/input_file.hpp"
+#include "tools/scenario/estimate.hpp"
+#include "tools/scenario/loader.hpp"
 #include "tools/scenario/output_files.hpp"
 #include "tools/scenario/pareto.hpp"
 #include "tools/scenario/run.hpp"
@@ -42,7 +48,10 @@ std::string yaml_text(const YAML::Node& n) {
 
 SweepAxis read_axis(const std::string& file, const std::string& section,
                     const std::pair<YAML::Node, YAML::Node>& kv) {
-    const std::string path = kv.first.as<std::string>();
+    if (!kv.first.IsScalar())
+        throw located(file, kv.first.Mark(), section,
+                      "a key must be a key path (expected e.g. topology.kind: [ft2, ft3])");
+    const std::string path = kv.first.Scalar();
     std::string key = section;
     key.append(".").append(path);
     if (!is_scenario_key(path) && !is_scenario_section(path))
@@ -54,6 +63,18 @@ SweepAxis read_axis(const std::string& file, const std::string& section,
     SweepAxis a{path, {}};
     for (const auto& v : kv.second) a.values.push_back(yaml_text(v));
     return a;
+}
+
+// The axis just added must be a key no other axis sweeps: two would set it at once.
+void check_new_axis(const std::string& file, const YAML::Mark& mark, const std::string& section,
+                    const SweepSpec& spec) {
+    const std::string& path = (section == "grid" ? spec.grid : spec.zip).back().path;
+    std::size_t uses = 0;
+    for (const SweepAxis& a : spec.grid) uses += a.path == path;
+    for (const SweepAxis& a : spec.zip) uses += a.path == path;
+    if (uses > 1)
+        throw located(file, mark, section + "." + path,
+                      "swept twice (expected each key in one axis, grid or zip, once)");
 }
 
 // Times and latencies are better small; throughputs and bandwidths large.
@@ -130,10 +151,14 @@ double t975(std::size_t n) {
     return n >= 2 && n - 2 < std::size(kT) ? kT[n - 2] : 1.96;
 }
 
+// RFC 4180: a field holding a comma, a quote or a line break is quoted, its quotes doubled.
 std::string csv_cell(const std::string& v) {
-    if (v.find_first_of(",\"\n") == std::string::npos) return v;
+    if (v.find_first_of(",\"\r\n") == std::string::npos) return v;
     std::string out = "\"";
-    for (char c : v) out += c == '"' ? std::string("\"\"") : std::string(1, c == '\n' ? ' ' : c);
+    for (char c : v) {
+        if (c == '"') out += '"';
+        out += c;
+    }
     return out + "\"";
 }
 
@@ -146,7 +171,8 @@ std::string number_cell(const Json& v) {
 SweepSpec load_sweep(const std::string& path, const std::vector<std::string>& grid_sets) {
     SweepSpec spec;
     spec.file = path;
-    std::ifstream in = open_input_file(path, "the sweep file", "a readable YAML file", 16u << 20);
+    std::ifstream in =
+        open_input_file(path, "the sweep file", "a readable YAML file", kMaxYamlFileBytes);
     std::stringstream ss;
     ss << in.rdbuf();
     YAML::Node root;
@@ -158,8 +184,16 @@ SweepSpec load_sweep(const std::string& path, const std::vector<std::string>& gr
     check_yaml_bounds(root, path);
     if (!root.IsMap())
         throw InputError(path, 1, 1, {}, "a sweep is a mapping (expected base:, grid: ...)");
+    std::set<std::string> seen;
     for (const auto& kv : root) {
-        const std::string key = kv.first.as<std::string>();
+        if (!kv.first.IsScalar())
+            throw located(path, kv.first.Mark(), {},
+                          "a key must be a name (expected one of: "
+                          "name, base, grid, zip, seeds, objective, "
+                          "goal)");
+        const std::string key = kv.first.Scalar();
+        if (!seen.insert(key).second)
+            throw located(path, kv.first.Mark(), key, "given twice (expected each key once)");
         if (key != "name" && key != "base" && key != "grid" && key != "zip" && key != "seeds" &&
             key != "objective" && key != "goal")
             throw located(path, kv.first.Mark(), key,
@@ -170,6 +204,11 @@ SweepSpec load_sweep(const std::string& path, const std::vector<std::string>& gr
     if (!base) throw InputError(path, 1, 1, "base", "missing (expected a scenario file or map)");
     if (base.IsScalar()) {
         spec.base_file = (fs::path(path).parent_path() / base.Scalar()).lexically_normal().string();
+        try {
+            spec.base_text = read_scenario_file(spec.base_file);
+        } catch (const InputError& e) {
+            throw located(path, base.Mark(), "base", e.formatted());
+        }
     } else if (base.IsMap()) {
         spec.base_text = YAML::Dump(base);
     } else {
@@ -178,12 +217,16 @@ SweepSpec load_sweep(const std::string& path, const std::vector<std::string>& gr
     if (const YAML::Node grid = root["grid"]) {
         if (!grid.IsMap())
             throw located(path, grid.Mark(), "grid", "expected a map of key: [values]");
-        for (const auto& kv : grid) spec.grid.push_back(read_axis(path, "grid", kv));
+        for (const auto& kv : grid) {
+            spec.grid.push_back(read_axis(path, "grid", kv));
+            check_new_axis(path, kv.first.Mark(), "grid", spec);
+        }
     }
     if (const YAML::Node zip = root["zip"]) {
         if (!zip.IsMap()) throw located(path, zip.Mark(), "zip", "expected a map of key: [values]");
         for (const auto& kv : zip) {
             spec.zip.push_back(read_axis(path, "zip", kv));
+            check_new_axis(path, kv.first.Mark(), "zip", spec);
             if (spec.zip.back().values.size() != spec.zip.front().values.size())
                 throw located(
                     path, kv.second.Mark(), "zip." + spec.zip.back().path,
@@ -246,6 +289,11 @@ SweepSpec load_sweep(const std::string& path, const std::vector<std::string>& gr
                              "not a scenario key (clustersim check --schema lists them)");
         std::stringstream values(g.substr(eq + 1));
         for (std::string v; std::getline(values, v, ',');) a.values.push_back(v);
+        for (const SweepAxis& z : spec.zip)
+            if (z.path == a.path)
+                throw InputError("--grid", 0, 0, a.path,
+                                 "the sweep's zip already sweeps it (expected a key of the grid "
+                                 "or a new one)");
         bool replaced = false;
         for (auto& existing : spec.grid)
             if (existing.path == a.path) existing = a, replaced = true;
@@ -253,7 +301,45 @@ SweepSpec load_sweep(const std::string& path, const std::vector<std::string>& gr
     }
     if (spec.grid.empty() && spec.zip.empty())
         throw InputError(path, 1, 1, "grid", "missing: a sweep needs grid: or zip: (or --grid)");
+    // The points, counted before any is listed.
+    long double points =
+        spec.zip.empty() ? 1 : static_cast<long double>(spec.zip.front().values.size());
+    std::string sizes;
+    for (const SweepAxis& a : spec.grid) {
+        points *= static_cast<long double>(a.values.size());
+        sizes.append(sizes.empty() ? "" : " x ").append(std::to_string(a.values.size()));
+    }
+    if (!spec.zip.empty())
+        sizes.append(sizes.empty() ? "" : " x ")
+            .append(std::to_string(spec.zip.front().values.size()))
+            .append(" (zip)");
+    if (points > static_cast<long double>(kMaxSweepPoints))
+        throw InputError(path, 1, 1, spec.grid.empty() ? "zip" : "grid",
+                         fmt::format("{} = {:.4g} points, more than the {} one sweep may have "
+                                     "(expected fewer values, or several sweeps)",
+                                     sizes, static_cast<double>(points), kMaxSweepPoints));
     return spec;
+}
+
+std::string point_fingerprint(const SweepSpec& spec, const SweepPoint& point) {
+    // FNV-1a over length-prefixed parts, so that no two different inputs spell the same bytes.
+    std::uint64_t h = 0xcbf29ce484222325ull;
+    auto part = [&](std::string_view text) {
+        const std::string size = std::to_string(text.size()) + ":";
+        for (const std::string_view piece : {std::string_view(size), text})
+            for (const char c : piece) {
+                h ^= static_cast<unsigned char>(c);
+                h *= 0x100000001b3ull;
+            }
+    };
+    part("clustersim sweep point 1");
+    part(spec.base_text);
+    for (const Override& o : point.sets) {
+        part(o.path);
+        part(o.value);
+    }
+    part(std::to_string(spec.seeds));
+    return fmt::format("{:016x}", h);
 }
 
 std::vector<SweepPoint> sweep_points(const SweepSpec& spec) {
@@ -292,9 +378,8 @@ Json run_point(const SweepSpec& spec, const SweepPoint& point) {
     Json runs = Json::array();
     try {
         for (std::uint32_t k = 0; k < spec.seeds; ++k) {
-            Scenario s = spec.base_file.empty()
-                             ? load_scenario_text(spec.base_text, spec.file, point.sets)
-                             : load_scenario(spec.base_file, point.sets);
+            Scenario s = load_scenario_text(
+                spec.base_text, spec.base_file.empty() ? spec.file : spec.base_file, point.sets);
             s.seed += k;
             if (s.workload.kind.empty()) {
                 // A cost-only sweep (no workload): the inventory and its price, as `topo` gives.
@@ -358,6 +443,93 @@ Json summarise(const Json& rec) {
     return out;
 }
 
+constexpr const char* kStatuses[] = {"completed", "stalled", "time_limit", "event_limit", "error"};
+bool known_status(const Json& v) {
+    if (!v.is_string()) return false;
+    for (const char* s : kStatuses)
+        if (v == s) return true;
+    return false;
+}
+bool known_metric(const std::string& name) {
+    for (const char* m : kMetrics)
+        if (name == m) return true;
+    return false;
+}
+
+// Why the record at `file` cannot stand for point `index` of this sweep, or empty (and the
+// record in `out`) when it can: a regular file of at most 1 MiB holding this point's values,
+// fingerprint and seeds, a known status, and runs whose metrics are finite numbers.
+std::string record_problem(const fs::path& file, std::size_t index, const SweepPoint& point,
+                           const std::string& fingerprint, std::uint32_t seeds, Json& out) {
+    std::error_code ec;
+    if (!fs::is_regular_file(fs::symlink_status(file, ec)))
+        return "not a regular file (a link, a pipe or a device)";
+    if (const auto size = fs::file_size(file, ec); ec || size > (1u << 20))
+        return "larger than any record (1 MiB)";
+    std::ifstream in(file, std::ios::binary);
+    Json rec = Json::parse(in, nullptr, false);
+    if (rec.is_discarded() || !rec.is_object()) return "not a JSON record";
+    if (!rec.contains("fingerprint") || rec["fingerprint"] != fingerprint)
+        return "the record of another sweep (its base scenario, values or seeds differ)";
+    Json sets = Json::object();
+    for (const Override& o : point.sets) sets[o.path] = o.value;
+    if (rec["point"] != index || rec["seeds"] != seeds || rec["sets"] != sets)
+        return "the record of another point";
+    if (!known_status(rec["status"])) return "a record without a known status";
+    if (rec.contains("error") && !rec["error"].is_string()) return "a record with a bad error";
+    const Json& runs = rec["runs"];
+    if (!runs.is_array() || runs.size() > seeds || (rec["status"] == "completed" && runs.empty()))
+        return "a record with bad runs";
+    for (const Json& run : runs) {
+        if (!run.is_object() || !run.contains("seed") || !run["seed"].is_number_integer() ||
+            !run.contains("status") || !known_status(run["status"]) ||
+            (rec["status"] == "completed" && run["status"] != "completed") ||
+            !run.contains("metrics") || !run["metrics"].is_object())
+            return "a record with bad runs";
+        for (const auto& [name, v] : run["metrics"].items())
+            if (!known_metric(name) || !v.is_number() || !std::isfinite(v.get<double>()))
+                return "a record with a bad metric";
+    }
+    out = std::move(rec);
+    return {};
+}
+
+// Points run -j at a time: refuse before the first starts if the largest that could run
+// together need more memory than the limit (each point alone is checked by its own run).
+void check_concurrent_memory(const SweepSpec& spec, const std::vector<SweepPoint>& points,
+                             const std::vector<std::size_t>& todo, unsigned threads) {
+    std::vector<std::uint64_t> need;
+    std::uint64_t limit = UINT64_MAX;
+    for (const std::size_t i : todo) {
+        try {
+            const Scenario s = load_scenario_text(
+                spec.base_text, spec.base_file.empty() ? spec.file : spec.base_file,
+                points[i].sets);
+            limit = std::min(limit, memory_limit_bytes(s));
+            const ScenarioEstimate e = estimate_scenario(s);
+            need.push_back(e.has_workload ? e.run.memory_bytes() : 0);
+        } catch (const InputError&) {
+            // the point fails on its own, with this error in its row
+        }
+    }
+    std::sort(need.begin(), need.end(), std::greater<>());
+    std::uint64_t together = 0;
+    unsigned fit = 0;
+    for (unsigned k = 0; k < threads && k < need.size(); ++k) {
+        if (together + need[k] > limit) break;
+        together += need[k];
+        ++fit;
+    }
+    if (fit >= std::min<std::size_t>(threads, need.size())) return;
+    std::uint64_t all = 0;
+    for (unsigned k = 0; k < threads && k < need.size(); ++k) all += need[k];
+    throw InputError(
+        "-j", fmt::format("{} points at once may need {} together, more than the {} "
+                          "allowed (expected -j {} or less, or a larger "
+                          "sim.max_memory_gb)",
+                          threads, format_bytes(all), format_bytes(limit), std::max(1u, fit)));
+}
+
 std::string format_duration(double seconds) {
     const auto s = static_cast<long>(seconds + 0.5);
     return fmt::format("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60);
@@ -380,24 +552,31 @@ SweepSummary run_sweep(const SweepSpec& spec, const SweepOptions& options) {
                 options.out_dir,
                 "cannot create the output folder (expected a writable path for --out)");
     }
-    // Resume: a point whose record is there, for the same values and seeds, is done.
+    // Resume: a point whose record is there, of this sweep and whole, is done; anything else at
+    // that path is run again (and said so), except a folder, which no record can replace.
     std::vector<std::size_t> todo;
     for (std::size_t i = 0; i < points.size(); ++i) {
         // Over MPI each rank takes every ranks-th point (and reports those it resumes).
         if (i % options.ranks != options.rank) continue;
-        if (!options.out_dir.empty() && fs::exists(record_file(i))) {
-            try {
-                std::ifstream f(record_file(i));
-                Json rec = Json::parse(f);
-                Json sets = Json::object();
-                for (const Override& o : points[i].sets) sets[o.path] = o.value;
-                if (rec["sets"] == sets && rec["seeds"] == spec.seeds) {
-                    records[i] = std::move(rec);
+        if (!options.out_dir.empty()) {
+            const fs::path file = record_file(i);
+            std::error_code ec;
+            const fs::file_status st = fs::symlink_status(file, ec);
+            if (fs::is_directory(st))
+                throw InputError(file.string(),
+                                 "is a folder, where the sweep keeps this point's record "
+                                 "(expected a file or nothing at that path)");
+            if (fs::exists(st)) {
+                const std::string problem = record_problem(
+                    file, i, points[i], point_fingerprint(spec, points[i]), spec.seeds, records[i]);
+                if (problem.empty()) {
                     ++summary.resumed;
                     continue;
                 }
-            } catch (const std::exception&) {
-                // unreadable: run the point again
+                records[i] = Json();
+                if (options.progress)
+                    fmt::print(stderr, "sweep: {}: {}; running point {} again\n",
+                               InputError::printable(file.string()), problem, i);
             }
         }
         todo.push_back(i);
@@ -406,21 +585,31 @@ SweepSummary run_sweep(const SweepSpec& spec, const SweepOptions& options) {
     std::atomic<std::size_t> next{0};
     std::mutex report;
     std::size_t done = 0, failed = 0;
+    std::exception_ptr worker_error;  // the first a worker met (a record it could not write)
     const auto start = std::chrono::steady_clock::now();
     const bool tty = isatty(2) != 0;
     auto worker = [&] {
         for (std::size_t k = next++; k < todo.size(); k = next++) {
             const std::size_t i = todo[k];
-            Json rec = run_point(spec, points[i]);
-            rec["point"] = i;
-            rec["seeds"] = spec.seeds;
-            if (!options.out_dir.empty())
-                write_file_atomically(record_file(i).string(), rec.dump(1) + "\n");
-            std::lock_guard lock(report);
-            failed += rec["status"] != "completed";
-            records[i] = std::move(rec);
-            ++done;
+            try {
+                Json rec = run_point(spec, points[i]);
+                rec["point"] = i;
+                rec["seeds"] = spec.seeds;
+                rec["fingerprint"] = point_fingerprint(spec, points[i]);
+                if (!options.out_dir.empty())
+                    write_file_atomically(record_file(i).string(), json_text(rec, 1) + "\n");
+                std::lock_guard lock(report);
+                failed += rec["status"] != "completed";
+                records[i] = std::move(rec);
+                ++done;
+            } catch (...) {
+                std::lock_guard lock(report);
+                if (!worker_error) worker_error = std::current_exception();
+                next = todo.size();  // the others finish their point and stop
+                return;
+            }
             if (options.progress) {
+                std::lock_guard lock(report);
                 const double elapsed =
                     std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
                 const double eta =
@@ -436,17 +625,29 @@ SweepSummary run_sweep(const SweepSpec& spec, const SweepOptions& options) {
     };
     const unsigned threads =
         std::max(1u, std::min<unsigned>(options.threads, static_cast<unsigned>(todo.size())));
+    if (threads > 1) check_concurrent_memory(spec, points, todo, threads);
     std::vector<std::thread> pool;
-    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
+    for (unsigned t = 1; t < threads; ++t) {
+        try {
+            pool.emplace_back(worker);
+        } catch (const std::system_error&) {
+            // The system will not start another thread (ulimit -u, memory): go on with fewer.
+            if (options.progress)
+                fmt::print(stderr, "sweep: only {} of the {} threads asked for could start\n", t,
+                           threads);
+            break;
+        }
+    }
     worker();
     for (auto& t : pool) t.join();
+    if (worker_error) std::rethrow_exception(worker_error);
 
     if (options.ranks > 1) {
         // Every rank sends the records of its points; rank 0 merges them and goes on alone.
         Json mine = Json::array();
         for (std::size_t i = options.rank; i < points.size(); i += options.ranks)
             mine.push_back(records[i]);
-        const std::vector<std::string> all = options.gather(mine.dump());
+        const std::vector<std::string> all = options.gather(json_text(mine));
         if (options.rank != 0) return summary;
         for (std::size_t r = 0; r < all.size(); ++r) {
             const Json part = Json::parse(all[r]);
@@ -482,7 +683,7 @@ SweepSummary run_sweep(const SweepSpec& spec, const SweepOptions& options) {
     for (std::size_t i = 0; i < points.size(); ++i) {
         csv += std::to_string(i);
         for (const Override& o : points[i].sets) csv.append(",").append(csv_cell(o.value));
-        csv += fmt::format(",{},{}", spec.seeds, records[i]["status"].get<std::string>());
+        csv += fmt::format(",{},{}", spec.seeds, csv_cell(records[i]["status"].get<std::string>()));
         for (const char* m : kMetrics) {
             const bool has = stats[i].contains(m);
             csv.append(",").append(has ? number_cell(stats[i][m]["mean"]) : std::string());
@@ -511,7 +712,7 @@ SweepSummary run_sweep(const SweepSpec& spec, const SweepOptions& options) {
     summary.json["points"] = rows;
     if (!options.out_dir.empty()) {
         write_file_atomically((dir / "results.csv").string(), csv);
-        write_file_atomically((dir / "results.json").string(), summary.json.dump(2) + "\n");
+        write_file_atomically((dir / "results.json").string(), json_text(summary.json, 2) + "\n");
     }
     return summary;
 }
