@@ -4,6 +4,8 @@
 // attempt to reach the network.
 #include <catch2/catch.hpp>
 
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -92,4 +94,102 @@ TEST_CASE("report.html of a sweep draws its Pareto front", "[report][sweep][syst
     const auto r = run_cli("report " + (dir / "out").string());
     REQUIRE(r.exit_code == 0);
     check_page(dir, {"pareto"});
+}
+
+namespace {
+
+std::string file_text(const std::filesystem::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+}  // namespace
+
+TEST_CASE("report escapes what the results say, and is byte-reproducible",
+          "[report][security][system]") {
+    const auto dir = temp_dir("report-hostile");
+    write_text(dir / "a.yaml",
+               "cluster: {node: none}\ntopology: {kind: ft2, switch_radix: 8}\n"
+               "workload: {kind: permutation, message_bytes: 16KiB}\n");
+    write_text(dir / "s.yaml",
+               "base: a.yaml\ngrid:\n  seed: [1, 2]\nobjective: bandwidth.busbw_GBps\n");
+    REQUIRE(
+        run_cli("sweep " + (dir / "s.yaml").string() + " --quiet --out " + (dir / "out").string())
+            .exit_code == 0);
+    // A results.json edited to carry markup in its goal and objective: shown as text.
+    std::string results = file_text(dir / "out" / "results.json");
+    const std::string goal = "\"goal\": \"max\"";
+    REQUIRE(results.find(goal) != std::string::npos);
+    results.replace(results.find(goal), goal.size(),
+                    "\"goal\": \"<img src=x onerror=alert(1)><script>alert(2)</script>"
+                    "<a href=http://example.com>x</a>\"");
+    write_text(dir / "out" / "results.json", results);
+    REQUIRE(run_cli("report " + (dir / "out").string()).exit_code == 0);
+    const std::string page = file_text(dir / "out" / "report.html");
+    CHECK(page.find("<img src=x") == std::string::npos);
+    CHECK(page.find("<script>") == std::string::npos);
+    CHECK(page.find("<a href=http") == std::string::npos);
+    CHECK(page.find("&lt;img src=x onerror=alert(1)&gt;") != std::string::npos);
+    // The same folder gives the same bytes (matplotlib's SVG ids and date pinned).
+    REQUIRE(run_cli("report " + (dir / "out").string()).exit_code == 0);
+    CHECK(file_text(dir / "out" / "report.html") == page);
+}
+
+TEST_CASE("report refuses a corrupt folder in one located line, never a traceback",
+          "[report][input][system]") {
+    const auto base = temp_dir("report-corrupt");
+    write_text(base / "a.yaml",
+               "cluster: {node: none}\ntopology: {kind: ft2, switch_radix: 8}\n"
+               "workload: {kind: alltoall, message_bytes: 4KiB}\n");
+    REQUIRE(
+        run_cli("run " + (base / "a.yaml").string() + " --quiet --out " + (base / "run").string())
+            .exit_code == 0);
+    struct Variant {
+        std::string name, file, content;  // content "LINK:target", "FIFO" or text
+        std::string expect;
+    };
+    const std::vector<Variant> variants = {
+        {"points-number", "results.json", "{\"points\": 5}",
+         "results.json: points: expected a list"},
+        {"list", "results.json", "[]", "results.json: expected a JSON object"},
+        {"not-json", "results.json", "{\"scenario\": ", "results.json:1:1: not JSON"},
+        {"nan", "results.json", "{\"messages\": {\"count\": NaN}}", "not JSON clustersim wrote"},
+        {"deep", "results.json", std::string(100000, '[') + std::string(100000, ']'),
+         "results.json"},
+        {"bad-type", "results.json", "{\"topology\": {\"cost_usd\": \"cheap\"}}",
+         "results.json: cost_usd: expected a number"},
+        {"not-utf8", "results.json", "{\"scenario\": \"\xff\"}", "not UTF-8"},
+        {"dev-zero", "messages.csv", "LINK:/dev/zero", "messages.csv: is a link"},
+        {"fifo", "links.csv", "FIFO", "links.csv: is not a regular file"},
+        {"missing-column", "nics.csv", "kind,index\nnic,0\n", "nics.csv:1:1: no column bytes_sent"},
+        {"bad-number", "links.csv", "tier,bytes,utilisation\nleaf,x,0.5\n",
+         "links.csv:2:1: bytes: 'x' is not a number"},
+        {"short-row", "messages.csv", "id,latency_us\n1\n", "messages.csv:2:1: 1 fields"},
+        {"trace-types", "trace.json",
+         "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"dispatch\", "
+         "\"ts\": \"soon\"}]}",
+         "trace.json: ts: expected a number"},
+        {"missing", "nics.csv", "", "nics.csv: missing"},
+    };
+    for (const auto& v : variants) {
+        const auto dir = base / v.name;
+        std::filesystem::copy(base / "run", dir);
+        const auto target = dir / v.file;
+        std::filesystem::remove(target);
+        if (v.content.rfind("LINK:", 0) == 0)
+            std::filesystem::create_symlink(v.content.substr(5), target);
+        else if (v.content == "FIFO")
+            REQUIRE(mkfifo(target.c_str(), 0600) == 0);
+        else if (!v.content.empty() || v.name != "missing")
+            write_text(target, v.content);
+        const auto r = run_cli("report " + dir.string());
+        INFO(v.name << ": " << r.err);
+        CHECK(r.exit_code == 2);
+        CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+        CHECK(r.err.find("Traceback") == std::string::npos);
+        CHECK(r.err.find(v.expect) != std::string::npos);
+        CHECK_FALSE(std::filesystem::exists(dir / "report.html"));
+    }
 }

@@ -10,36 +10,155 @@ Plots drawn with matplotlib (Debian python3-matplotlib):
 """
 import argparse
 import csv
+import errno
 import html
 import io
 import json
+import math
 import os
+import stat
 import sys
+import tempfile
 
 import matplotlib
 
 matplotlib.use("svg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-plt.rcParams.update({"svg.fonttype": "none", "font.size": 9, "figure.dpi": 96})
+# Byte-reproducible SVG: fixed ids (svg.hashsalt) and no date; text drawn as given, never parsed
+# as mathtext (a '$' in a tier name from a hand-edited CSV is text).
+plt.rcParams.update({"svg.fonttype": "none", "font.size": 9, "figure.dpi": 96,
+                     "svg.hashsalt": "clustersim", "text.parse_math": False})
+
+# Inputs larger than these are refused unread: the binary writes far less for any run it can
+# simulate (a 2,048-GPU decode step's messages.csv is about 500 MB).
+MAX_JSON_BYTES = 64 << 20
+MAX_CSV_BYTES = 4 << 30
+csv.field_size_limit(1 << 20)
+
+
+class BadInput(Exception):
+    """What is wrong with one input file: reported as one line, exit 2."""
+
+    def __init__(self, path, what, line=0):
+        super().__init__(f"{path}:{line}: {what}" if line else f"{path}: {what}")
+
+
+def printable(text, limit=200):
+    """Input text as one printable line, for an error message."""
+    out = "".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in str(text)[:limit])
+    return out + ("..." if len(str(text)) > limit else "")
+
+
+def open_input(path, limit):
+    """A regular file under `limit` bytes, opened without following a link and without
+    blocking on a pipe; devices, FIFOs and sockets are refused before anything is read."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        raise BadInput(path, "missing (expected the --out folder of a run or a sweep)")
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            raise BadInput(path, "is a link (expected a regular file written by clustersim)")
+        raise BadInput(path, f"cannot be opened ({e.strerror}; expected a readable file)")
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        raise BadInput(path, "is not a regular file (expected one written by clustersim)")
+    if st.st_size > limit:
+        os.close(fd)
+        raise BadInput(path, f"has {st.st_size} bytes (expected at most {limit})")
+    os.set_blocking(fd, True)
+    return open(fd, encoding="utf-8", newline="")
+
+
+def reject_constant(name):
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def read_json(path):
+    with open_input(path, MAX_JSON_BYTES) as f:
+        try:
+            return json.load(f, parse_constant=reject_constant)
+        except json.JSONDecodeError as e:
+            raise BadInput(path, f"not JSON: {e.msg} at column {e.colno}", e.lineno)
+        except UnicodeDecodeError:
+            raise BadInput(path, "not UTF-8 text")
+        except (ValueError, RecursionError) as e:
+            raise BadInput(path, f"not JSON clustersim wrote ({printable(e)})")
+
+
+def read_csv(path, columns):
+    """The rows of a CSV with (at least) `columns`, as dicts; a line that does not fit is
+    located."""
+    rows = []
+    with open_input(path, MAX_CSV_BYTES) as f:
+        reader = csv.DictReader(f)
+        try:
+            header = reader.fieldnames or []
+            missing = [c for c in columns if c not in header]
+            if missing:
+                raise BadInput(path, f"no column {printable(missing[0])} (expected a header with "
+                               f"{', '.join(columns)})", 1)
+            for row in reader:
+                if None in row or any(v is None for v in row.values()):
+                    fields = sum(v is not None for k, v in row.items() if k is not None)
+                    raise BadInput(path, f"{fields + len(row.get(None, []))} fields where the "
+                                   f"header has {len(header)}", reader.line_num)
+                row["_line"] = reader.line_num
+                rows.append(row)
+        except csv.Error as e:
+            raise BadInput(path, f"not CSV ({printable(e)})", reader.line_num)
+        except UnicodeDecodeError:
+            raise BadInput(path, "not UTF-8 text", reader.line_num)
+    return rows
+
+
+def number(path, row, column, empty_ok=True):
+    """A cell as a finite number (None when empty and allowed)."""
+    text = row[column]
+    if text == "" and empty_ok:
+        return None
+    try:
+        v = float(text)
+    except ValueError:
+        v = math.nan
+    if not math.isfinite(v):
+        raise BadInput(path, f"{column}: '{printable(text)}' is not a number", row["_line"])
+    return v
+
+
+def field(path, obj, key, kind, default=None):
+    """obj[key] checked to be of `kind` (a number: int or float, not bool), else BadInput."""
+    if not isinstance(obj, dict):
+        raise BadInput(path, "expected a JSON object")
+    if key not in obj:
+        return default
+    v = obj[key]
+    ok = (isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+          if kind is float else isinstance(v, kind))
+    if not ok:
+        want = {float: "a number", str: "text", dict: "an object", list: "a list"}[kind]
+        raise BadInput(path, f"{key}: expected {want}")
+    return v
 
 
 def svg(fig, plot_id):
     buf = io.StringIO()
-    fig.savefig(buf, format="svg", bbox_inches="tight")
+    fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
     plt.close(fig)
     body = buf.getvalue()
     body = body[body.index("<svg"):]  # drop the XML prolog and doctype
     return f'<figure class="plot" id="{plot_id}">{body}</figure>'
 
 
-def read_csv(path):
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
-
-
-def latency_cdf(messages):
-    lat = sorted(float(m["latency_us"]) for m in messages if m["latency_us"])
+def latency_cdf(path):
+    lat = []
+    for m in read_csv(path, ["latency_us"]):
+        v = number(path, m, "latency_us")
+        if v is not None:
+            lat.append(v)
+    lat.sort()
     fig, ax = plt.subplots(figsize=(6, 3.2))
     if lat:
         n = len(lat)
@@ -53,11 +172,11 @@ def latency_cdf(messages):
     return svg(fig, "latency-cdf")
 
 
-def link_utilisation(links):
+def link_utilisation(path):
     by_tier = {}
-    for row in links:
-        if int(row["bytes"]) > 0:
-            by_tier.setdefault(row["tier"], []).append(100 * float(row["utilisation"]))
+    for row in read_csv(path, ["tier", "bytes", "utilisation"]):
+        if number(path, row, "bytes", False) > 0:
+            by_tier.setdefault(row["tier"], []).append(100 * number(path, row, "utilisation", False))
     tiers = sorted(by_tier)
     fig, ax = plt.subplots(figsize=(6, 0.35 * max(3, len(tiers)) + 1))
     if tiers:
@@ -68,12 +187,14 @@ def link_utilisation(links):
     return svg(fig, "link-utilisation")
 
 
-def nic_load(nics):
-    rows = [r for r in nics if r["kind"] == "nic"]
+def nic_load(path):
+    rows = [r for r in read_csv(path, ["kind", "index", "bytes_sent", "bytes_received"])
+            if r["kind"] == "nic"]
     fig, ax = plt.subplots(figsize=(6, 3.2))
-    x = [int(r["index"]) for r in rows]
-    ax.bar(x, [int(r["bytes_sent"]) / 1e6 for r in rows], width=1.0, label="sent")
-    ax.bar(x, [-int(r["bytes_received"]) / 1e6 for r in rows], width=1.0, label="received")
+    x = [number(path, r, "index", False) for r in rows]
+    ax.bar(x, [number(path, r, "bytes_sent", False) / 1e6 for r in rows], width=1.0, label="sent")
+    ax.bar(x, [-number(path, r, "bytes_received", False) / 1e6 for r in rows], width=1.0,
+           label="received")
     ax.set_xlabel("NIC")
     ax.set_ylabel("MB (received below zero)")
     ax.set_title("Per-NIC load")
@@ -81,11 +202,21 @@ def nic_load(nics):
     return svg(fig, "nic-load")
 
 
-def step_timeline(trace):
-    spans = [e for e in trace.get("traceEvents", [])
-             if e.get("ph") == "X" and e.get("cat") in ("dispatch", "combine")]
+def step_timeline(path):
+    trace = read_json(path)
+    events = field(path, trace, "traceEvents", list, [])
+    spans = []
+    for e in events:
+        if isinstance(e, dict) and e.get("ph") == "X" and e.get("cat") in ("dispatch", "combine"):
+            for key, kind in (("ts", float), ("dur", float), ("name", str)):
+                if field(path, e, key, kind) is None:
+                    raise BadInput(path, f"traceEvents: a span without {key}")
+            spans.append(e)
     if not spans:
         return ""
+    if len(spans) > 2000:
+        raise BadInput(path, f"{len(spans)} all-to-all spans (expected at most 2000, as clustersim "
+                             "writes)")
     fig, ax = plt.subplots(figsize=(6, 0.3 * len(spans) + 1))
     colours = {"dispatch": "tab:blue", "combine": "tab:orange"}
     for i, e in enumerate(spans):
@@ -98,43 +229,51 @@ def step_timeline(trace):
     return svg(fig, "step-timeline")
 
 
-def summary_table(results):
+def summary_table(path, results):
     rows = []
 
     def add(label, value):
         rows.append(f"<tr><th>{html.escape(label)}</th><td>{html.escape(str(value))}</td></tr>")
 
-    add("scenario", results.get("scenario", ""))
-    add("status", results.get("status", ""))
-    topo = results.get("topology", {})
-    add("fabric", f'{topo.get("topology", "")}: {topo.get("endpoints", "")} NICs, '
-                  f'{topo.get("switches", "")} switches, ${topo.get("cost_usd", 0) / 1e6:.2f} M')
-    msg = results.get("messages", {})
-    lat = msg.get("latency_us", {})
-    add("messages", f'{msg.get("count", "")}, makespan {msg.get("makespan_us", 0):.1f} us')
-    add("latency p50 / p99", f'{lat.get("p50", 0):.1f} / {lat.get("p99", 0):.1f} us')
+    add("scenario", field(path, results, "scenario", str, ""))
+    add("status", field(path, results, "status", str, ""))
+    topo = field(path, results, "topology", dict, {})
+    add("fabric", f'{field(path, topo, "topology", str, "")}: '
+                  f'{field(path, topo, "endpoints", float, "")} NICs, '
+                  f'{field(path, topo, "switches", float, "")} switches, '
+                  f'${field(path, topo, "cost_usd", float, 0) / 1e6:.2f} M')
+    msg = field(path, results, "messages", dict, {})
+    lat = field(path, msg, "latency_us", dict, {})
+    add("messages", f'{field(path, msg, "count", float, "")}, '
+                    f'makespan {field(path, msg, "makespan_us", float, 0):.1f} us')
+    add("latency p50 / p99", f'{field(path, lat, "p50", float, 0):.1f} / '
+                             f'{field(path, lat, "p99", float, 0):.1f} us')
     for phase in ("decode", "prefill", "training"):
-        if phase in results:
-            d = results[phase]
+        d = field(path, results, phase, dict)
+        if d is not None:
             for k in ("tpot_ms", "step_ms", "tokens_per_s_per_gpu", "dispatch_us", "combine_us"):
-                if k in d:
-                    add(f"{phase} {k}", f"{d[k]:.3f}")
+                v = field(path, d, k, float)
+                if v is not None:
+                    add(f"{phase} {k}", f"{v:.3f}")
     return '<table class="summary">' + "".join(rows) + "</table>"
 
 
-def pareto_plot(rows, objective):
-    done = [r for r in rows if r["status"] == "completed" and r["objective"] and r["cluster_cost_usd"]]
+def pareto_plot(path, rows, objective):
+    done = []
+    for r in rows:
+        cost, obj = number(path, r, "cluster_cost_usd"), number(path, r, "objective")
+        if r["status"] == "completed" and cost is not None and obj is not None:
+            done.append((r, cost, obj))
     fig, ax = plt.subplots(figsize=(6, 3.6))
-    front = [r for r in done if r["pareto"] == "1"]
-    rest = [r for r in done if r["pareto"] != "1"]
-    ax.scatter([float(r["cluster_cost_usd"]) / 1e6 for r in rest],
-               [float(r["objective"]) for r in rest], label="point", color="tab:gray")
-    front.sort(key=lambda r: float(r["cluster_cost_usd"]))
-    ax.plot([float(r["cluster_cost_usd"]) / 1e6 for r in front],
-            [float(r["objective"]) for r in front], "o-", color="tab:red", label="Pareto front")
-    for r in done:
-        ax.annotate(r["point"], (float(r["cluster_cost_usd"]) / 1e6, float(r["objective"])),
-                    fontsize=7, xytext=(3, 3), textcoords="offset points")
+    front = [d for d in done if d[0]["pareto"] == "1"]
+    rest = [d for d in done if d[0]["pareto"] != "1"]
+    ax.scatter([c / 1e6 for _, c, _ in rest], [o for _, _, o in rest], label="point",
+               color="tab:gray")
+    front.sort(key=lambda d: d[1])
+    ax.plot([c / 1e6 for _, c, _ in front], [o for _, _, o in front], "o-", color="tab:red",
+            label="Pareto front")
+    for r, c, o in done:
+        ax.annotate(r["point"], (c / 1e6, o), fontsize=7, xytext=(3, 3), textcoords="offset points")
     ax.set_xlabel("cluster cost [$M]")
     ax.set_ylabel(objective or "objective")
     ax.set_title("Cost against the objective")
@@ -143,10 +282,14 @@ def pareto_plot(rows, objective):
     return svg(fig, "pareto")
 
 
-def batch_plot(rows, slo_ms):
-    done = [r for r in rows if r["status"] == "completed" and r.get("tpot_ms") and r.get("tokens_per_s_per_gpu")]
+def batch_plot(path, rows, slo_ms):
+    done = []
+    for r in rows:
+        tpot, tps = number(path, r, "tpot_ms"), number(path, r, "tokens_per_s_per_gpu")
+        if r["status"] == "completed" and tpot is not None and tps is not None:
+            done.append((tpot, tps))
     fig, ax = plt.subplots(figsize=(6, 3.6))
-    ax.plot([float(r["tpot_ms"]) for r in done], [float(r["tokens_per_s_per_gpu"]) for r in done], "o")
+    ax.plot([t for t, _ in done], [p for _, p in done], "o")
     if slo_ms:
         ax.axvline(slo_ms, color="tab:red", linestyle="--", label=f"SLO {slo_ms} ms")
         ax.legend()
@@ -177,37 +320,58 @@ def main():
     ap.add_argument("--slo-tpot-ms", type=float, default=0.0)
     a = ap.parse_args()
     d = a.out_dir
-    results = json.load(open(os.path.join(d, "results.json")))
+    results_path = os.path.join(d, "results.json")
+    results = read_json(results_path)
+    if not isinstance(results, dict):
+        raise BadInput(results_path, "expected a JSON object (the results of a run or a sweep)")
     if "points" in results:  # a sweep
-        rows = read_csv(os.path.join(d, "results.csv"))
-        body = [f"<p>{len(rows)} points; objective <code>{html.escape(results.get('objective', ''))}</code> "
-                f"({results.get('goal', '')}).</p>", pareto_plot(rows, results.get("objective", ""))]
-        header = list(rows[0].keys()) if rows else []
-        if "workload.tokens_per_gpu" in header:
-            body.append(batch_plot(rows, a.slo_tpot_ms))
+        field(results_path, results, "points", list)
+        objective = field(results_path, results, "objective", str, "")
+        goal = field(results_path, results, "goal", str, "")
+        csv_path = os.path.join(d, "results.csv")
+        rows = read_csv(csv_path, ["point", "status", "cluster_cost_usd", "objective", "pareto"])
+        body = [f"<p>{len(rows)} points; objective <code>{html.escape(objective)}</code> "
+                f"({html.escape(goal)}).</p>", pareto_plot(csv_path, rows, objective)]
+        header = [h for h in rows[0].keys() if h != "_line"] if rows else []
+        if "workload.tokens_per_gpu" in header and "tpot_ms" in header and \
+                "tokens_per_s_per_gpu" in header:
+            body.append(batch_plot(csv_path, rows, a.slo_tpot_ms))
         table = "<table class=\"rows\"><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in header) + "</tr>"
         for r in rows:
             table += "<tr>" + "".join(f"<td>{html.escape(r[h] or '')}</td>" for h in header) + "</tr>"
         body.append('<div class="wide">' + table + "</table></div>")
-        title = f"clustersim sweep: {os.path.basename(results.get('sweep', ''))}"
+        title = f"clustersim sweep: {os.path.basename(field(results_path, results, 'sweep', str, ''))}"
     else:
-        body = [summary_table(results),
-                latency_cdf(read_csv(os.path.join(d, "messages.csv"))),
-                link_utilisation(read_csv(os.path.join(d, "links.csv"))),
-                nic_load(read_csv(os.path.join(d, "nics.csv")))]
+        body = [summary_table(results_path, results),
+                latency_cdf(os.path.join(d, "messages.csv")),
+                link_utilisation(os.path.join(d, "links.csv")),
+                nic_load(os.path.join(d, "nics.csv"))]
         trace_path = os.path.join(d, "trace.json")
-        if os.path.exists(trace_path):
-            body.append(step_timeline(json.load(open(trace_path))))
-        title = f"clustersim run: {results.get('scenario', '')}"
-    tmp = os.path.join(d, f".report.html.tmp.{os.getpid()}")
-    with open(tmp, "w") as f:
-        f.write(page(title, "".join(body)))
-    os.replace(tmp, os.path.join(d, "report.html"))
+        if os.path.lexists(trace_path):
+            body.append(step_timeline(trace_path))
+        title = f"clustersim run: {field(results_path, results, 'scenario', str, '')}"
+    # Written beside the target under a name mkstemp picks (O_EXCL: no planted link is
+    # followed), then renamed into place.
+    fd, tmp = tempfile.mkstemp(dir=d, prefix=".report.html.")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(page(title, "".join(body)))
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, os.path.join(d, "report.html"))
+    except BaseException:
+        os.unlink(tmp)
+        raise
 
 
 if __name__ == "__main__":
     try:
         main()
-    except (OSError, ValueError, KeyError) as e:
-        print(f"clustersim report: {e}", file=sys.stderr)
+    except BadInput as e:
+        print(printable(e, 600), file=sys.stderr)
         sys.exit(2)
+    except OSError as e:  # the folder itself: unwritable, full
+        print(printable(f"{e.filename or sys.argv[-1]}: {e.strerror}", 600), file=sys.stderr)
+        sys.exit(2)
+    except Exception as e:  # a bug here, said in one line
+        print(printable(f"internal error: {type(e).__name__}: {e}", 600), file=sys.stderr)
+        sys.exit(1)

@@ -2,10 +2,12 @@
 // tools/report.py with matplotlib (Debian python3-matplotlib).
 #include "tools/clustersim/commands.hpp"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
@@ -43,6 +45,25 @@ std::string report_script() {
         "puts it there), or CLUSTERSIM_REPORT_SCRIPT");
 }
 
+// "PATH:LINE: what" or "PATH: what", as report.py says it, back into a located InputError.
+InputError located_report_error(const std::string& out_dir, const std::string& said) {
+    const std::string line = said.substr(0, said.find('\n'));
+    const auto sep = line.find(": ");
+    if (line.empty() || sep == std::string::npos)
+        return InputError(out_dir, line.empty() ? "the report script could not read it" : line);
+    std::string where = line.substr(0, sep);
+    std::uint32_t at = 0;
+    if (const auto colon = where.rfind(':'); colon != std::string::npos) {
+        const std::string digits = where.substr(colon + 1);
+        if (!digits.empty() && digits.size() < 10 &&
+            digits.find_first_not_of("0123456789") == std::string::npos) {
+            at = static_cast<std::uint32_t>(std::stoul(digits));
+            where.resize(colon);
+        }
+    }
+    return InputError(where, at, at > 0 ? 1 : 0, {}, line.substr(sep + 2));
+}
+
 }  // namespace
 
 void write_report(const std::string& out_dir, double slo_tpot_ms) {
@@ -62,21 +83,36 @@ void write_report(const std::string& out_dir, double slo_tpot_ms) {
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
+    // The script's stderr comes back through a pipe: its one line about a bad input becomes
+    // this command's one line.
+    int err[2];
+    if (pipe2(err, O_CLOEXEC) != 0) throw std::runtime_error("cannot start the report script");
     const pid_t pid = fork();
     if (pid < 0) throw std::runtime_error("cannot start the report script");
     if (pid == 0) {
+        dup2(err[1], 2);
         execvp(argv[0], argv.data());
         _exit(127);
     }
+    close(err[1]);
+    std::string said;
+    char buffer[4096];
+    for (ssize_t n; (n = read(err[0], buffer, sizeof buffer)) != 0;) {
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) break;
+        if (said.size() < 65536) said.append(buffer, static_cast<std::size_t>(n));
+    }
+    close(err[0]);
     int status = 0;
     if (waitpid(pid, &status, 0) < 0) throw std::runtime_error("lost the report script");
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 2)
-        throw InputError(out_dir, "the report script could not read these results (see above)");
+    while (!said.empty() && (said.back() == '\n' || said.back() == '\r')) said.pop_back();
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 2) throw located_report_error(out_dir, said);
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-        throw std::runtime_error(
-            fmt::format("the report script failed (is python3-matplotlib installed? "
-                        "tools/install_dependencies.sh installs it); exit status {}",
-                        WIFEXITED(status) ? WEXITSTATUS(status) : -1));
+        throw std::runtime_error(fmt::format(
+            "the report script failed (is python3-matplotlib installed? "
+            "tools/install_dependencies.sh installs it); exit status {}: {}",
+            WIFEXITED(status) ? WEXITSTATUS(status) : -1, InputError::printable(said, 600)));
+    if (!said.empty()) fmt::print(stderr, "{}\n", said);  // warnings, passed on
 }
 
 Subcommand add_report(CLI::App& app) {
