@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with Debian's clang (ASan + UBSan) and fuzzes each for SECONDS
-# (default 60), seeded from the shipped scenarios and traces. A crash leaves its input in
-# build-fuzz/crashes/TARGET/ and fails the script; turn it into a regression test.
+# (default 60), seeded from the shipped scenarios, sweeps and traces and the hostile cases of
+# tests/fuzz/seeds/ (alias cycles and bombs, text that is not UTF-8, control characters). A
+# crash leaves its input in build-fuzz/crashes/TARGET/ and fails the script; turn it into a
+# regression test. FUZZ_TARGETS="scenario sweep_file" picks targets.
 #   tools/fuzz.sh            # a minute per target (what CI runs)
 #   tools/fuzz.sh 3600       # the one-hour run of docs/input-validation.md
 set -euo pipefail
@@ -10,17 +12,19 @@ seconds=${1:-60}
 build=build-fuzz
 cmake -S . -B "$build" -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCLUSTERSIM_FUZZ=ON -DCLUSTERSIM_TESTS=OFF -DCLUSTERSIM_WERROR=ON >/dev/null
-cmake --build "$build" -j "$(nproc)" --target scenario_fuzzer connection_matrix_fuzzer message_csv_fuzzer
+cmake --build "$build" -j "$(nproc)" --target scenario_fuzzer sweep_file_fuzzer connection_matrix_fuzzer message_csv_fuzzer
 
 seed() {  # seed corpus of TARGET: the shipped inputs of its kind
   case $1 in
-    scenario) find scenarios -name '*.yaml' ;;
+    scenario) find scenarios -name '*.yaml' -not -path '*/sweeps/*'; find tests/fuzz/seeds/scenario -type f ;;
+    sweep_file) find scenarios/sweeps tests/fuzz/seeds/sweep_file -type f ;;
     connection_matrix) find scenarios -name '*.cm' ;;
     message_csv) find scenarios -name '*.csv' ;;
   esac
 }
 status=0
-for target in scenario connection_matrix message_csv; do
+targets=${FUZZ_TARGETS:-scenario sweep_file connection_matrix message_csv}
+for target in $targets; do
   corpus=$build/corpus/$target crashes=$build/crashes/$target
   mkdir -p "$corpus" "$crashes"
   seed "$target" | while read -r f; do cp "$f" "$corpus/"; done

@@ -7,9 +7,9 @@
 #include <string>
 
 #include "sim/input/input_error.hpp"
+#include "tools/scenario/build.hpp"
 #include "tools/scenario/estimate.hpp"
 #include "tools/scenario/scenario.hpp"
-#include "tools/scenario/build.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string text(reinterpret_cast<const char*>(data), size);
@@ -18,17 +18,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             clustersim::load_scenario_text(text, "fuzz/scenario.yaml", {});
         if (s.workload.kind.empty()) return 0;
         // What check does before building: validate, plan the fabric, estimate, apply limits
-        // (trace files and MoE samples are left to their own tests: they read or build more).
+        // (trace files are left to their own target: they read more).
         const bool moe = s.workload.kind == "moe";
         if (!moe) (void)clustersim::validate_workload(s);
         if (s.workload.kind == "trace") return 0;
         const clustersim::FabricPlan plan =
             clustersim::plan_fabric(s, clustersim::workload_gpus(s, {}));
-        if (moe) return 0;
         std::uint64_t packets = 0;
         const clustersim::WorkloadSize w =
             clustersim::workload_size(s, plan.endpoints, nullptr, packets);
         clustersim::check_run_limits(s, clustersim::estimate_run(s, plan, w, packets));
+        // A MoE step: its placement and gating set up, as check does (no token drawn).
+        if (moe) clustersim::validate_moe_step(s, static_cast<std::uint32_t>(plan.endpoints));
     } catch (const clustersim::InputError& e) {
         if (e.formatted().find('\n') != std::string::npos) std::abort();  // one line, always
     }

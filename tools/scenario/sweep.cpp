@@ -169,15 +169,20 @@ std::string number_cell(const Json& v) {
 }  // namespace
 
 SweepSpec load_sweep(const std::string& path, const std::vector<std::string>& grid_sets) {
-    SweepSpec spec;
-    spec.file = path;
     std::ifstream in =
         open_input_file(path, "the sweep file", "a readable YAML file", kMaxYamlFileBytes);
     std::stringstream ss;
     ss << in.rdbuf();
+    return load_sweep_text(ss.str(), path, grid_sets);
+}
+
+SweepSpec load_sweep_text(const std::string& text, const std::string& path,
+                          const std::vector<std::string>& grid_sets) {
+    SweepSpec spec;
+    spec.file = path;
     YAML::Node root;
     try {
-        root = YAML::Load(ss.str());
+        root = YAML::Load(text);
     } catch (const YAML::ParserException& e) {
         throw located(path, e.mark, {}, "YAML syntax error: " + e.msg);
     }

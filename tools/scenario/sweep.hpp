@@ -36,6 +36,9 @@ inline constexpr std::uint64_t kMaxSweepPoints = 1'000'000;
 /// Reads a sweep file; `grid_sets` are `--grid PATH=V1,V2` texts that add or replace grid keys.
 /// Throws InputError, located, for anything wrong with the sweep itself.
 SweepSpec load_sweep(const std::string& path, const std::vector<std::string>& grid_sets);
+/// The same from text already read; `path` names it in errors and anchors the base file.
+SweepSpec load_sweep_text(const std::string& text, const std::string& path,
+                          const std::vector<std::string>& grid_sets);
 
 struct SweepPoint {
     std::vector<Override> sets;  // the swept values of this point, in axis order
