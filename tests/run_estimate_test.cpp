@@ -198,8 +198,12 @@ TEST_CASE("check and topo show what a run will cost", "[estimate][cli][system]")
 
 TEST_CASE("memory estimates are within 2x of the peak the OS measures on mid-size runs",
           "[.slow][estimate]") {
+    // The MoE steps are estimated from their formula (traffic/moe_step_size), before anything
+    // is built: normal-mode prefill and an NVL72 decode beside the low-latency decode.
     for (const char* f : {"scenarios/ft2-permutation.yaml", "scenarios/mpft-2048.yaml",
-                          "scenarios/deepseek-v3-decode.yaml", "scenarios/shuffle-512.yaml"}) {
+                          "scenarios/deepseek-v3-decode.yaml", "scenarios/shuffle-512.yaml",
+                          "scenarios/moe/deepseek-v3-decode-gb200-nvl72.yaml",
+                          "scenarios/moe/deepseek-v3-prefill.yaml"}) {
         INFO(f);
         // The summary table shows the estimate and the peak the OS measured (the peak varies
         // between runs, so results.json does not carry it).
