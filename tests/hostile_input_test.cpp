@@ -247,3 +247,42 @@ TEST_CASE("sweep files: sizes, key shapes, repeated keys and line breaks in valu
     CHECK(csv.find("\n1,\"c\nd\",") != std::string::npos);
     CHECK(csv.find("\n2,e,") != std::string::npos);
 }
+
+TEST_CASE("sweep -j N checks that the points running together fit the memory limit",
+          "[sweep][input][system]") {
+    // Each 144-GPU decode step needs about 190 MB: one fits under 0.3 GB, two at once do not.
+    const auto dir = temp_dir("hostile-sweep-memory");
+    write_text(dir / "sweep.yaml",
+               fmt::format("base: {}\ngrid:\n  sim.max_memory_gb: [0.3]\n  seed: [1, 2, 3]\n",
+                           source_path("scenarios/deepseek-v3-decode.yaml")));
+    const auto r = run_cli("sweep " + q(dir / "sweep.yaml") + " -j 2 --quiet");
+    INFO(r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(lines(r.err) == 1);
+    CHECK(r.err.find("-j: 2 points at once may need") != std::string::npos);
+    CHECK(r.err.find("expected -j 1 or less") != std::string::npos);
+}
+
+TEST_CASE("a sweep goes on with the threads the system will start", "[sweep][system]") {
+#if defined(__SANITIZE_ADDRESS__)
+    SUCCEED("ASan reserves more address space than the limit this test sets");
+#else
+    // 1,024 thread stacks do not fit 1.5 GB of address space: the sweep once aborted (134).
+    require_spawn_allowed();
+    const auto dir = temp_dir("hostile-threads");
+    write_text(dir / "c.yaml",
+               "topology: {kind: ft2, switch: quantum2, switch_radix: 8, endpoints: 8}\n");
+    std::string seeds;
+    for (int i = 1; i <= 200; ++i) seeds += std::to_string(i) + (i < 200 ? "," : "");
+    write_text(dir / "sweep.yaml", "base: c.yaml\ngrid:\n  seed: [" + seeds + "]\n");
+    const std::string cmd =
+        fmt::format("bash -c 'ulimit -v 1500000; {} sweep {} -j 1024 --quiet' 2>{}",
+                    CLUSTERSIM_BINARY, (dir / "sweep.yaml").string(), (dir / "err.txt").string());
+    const int status = std::system(cmd.c_str());
+    const std::string err = slurp(dir / "err.txt");
+    INFO(err);
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+    CHECK(err.find("threads asked for could start") != std::string::npos);
+#endif
+}

@@ -579,9 +579,8 @@ SweepSummary run_sweep(const SweepSpec& spec, const SweepOptions& options) {
                     continue;
                 }
                 records[i] = Json();
-                if (options.progress)
-                    fmt::print(stderr, "sweep: {}: {}; running point {} again\n",
-                               InputError::printable(file.string()), problem, i);
+                fmt::print(stderr, "sweep: {}: {}; running point {} again\n",
+                           InputError::printable(file.string()), problem, i);
             }
         }
         todo.push_back(i);
@@ -637,9 +636,8 @@ SweepSummary run_sweep(const SweepSpec& spec, const SweepOptions& options) {
             pool.emplace_back(worker);
         } catch (const std::system_error&) {
             // The system will not start another thread (ulimit -u, memory): go on with fewer.
-            if (options.progress)
-                fmt::print(stderr, "sweep: only {} of the {} threads asked for could start\n", t,
-                           threads);
+            fmt::print(stderr, "sweep: only {} of the {} threads asked for could start\n", t,
+                       threads);
             break;
         }
     }
