@@ -91,7 +91,11 @@ def read_json(path):
 def read_csv(path, columns):
     """The rows of a CSV with (at least) `columns`, as dicts; a line that does not fit is
     located."""
-    rows = []
+    return list(iter_csv(path, columns))
+
+
+def iter_csv(path, columns):
+    """The same one row at a time, so that a plot of a large run holds only what it draws."""
     with open_input(path, MAX_CSV_BYTES) as f:
         reader = csv.DictReader(f)
         try:
@@ -106,12 +110,11 @@ def read_csv(path, columns):
                     raise BadInput(path, f"{fields + len(row.get(None, []))} fields where the "
                                    f"header has {len(header)}", reader.line_num)
                 row["_line"] = reader.line_num
-                rows.append(row)
+                yield row
         except csv.Error as e:
             raise BadInput(path, f"not CSV ({printable(e)})", reader.line_num)
         except UnicodeDecodeError:
             raise BadInput(path, "not UTF-8 text", reader.line_num)
-    return rows
 
 
 def number(path, row, column, empty_ok=True):
@@ -154,7 +157,7 @@ def svg(fig, plot_id):
 
 def latency_cdf(path):
     lat = []
-    for m in read_csv(path, ["latency_us"]):
+    for m in iter_csv(path, ["latency_us"]):
         v = number(path, m, "latency_us")
         if v is not None:
             lat.append(v)
@@ -174,7 +177,7 @@ def latency_cdf(path):
 
 def link_utilisation(path):
     by_tier = {}
-    for row in read_csv(path, ["tier", "bytes", "utilisation"]):
+    for row in iter_csv(path, ["tier", "bytes", "utilisation"]):
         if number(path, row, "bytes", False) > 0:
             by_tier.setdefault(row["tier"], []).append(100 * number(path, row, "utilisation", False))
     tiers = sorted(by_tier)
@@ -188,7 +191,7 @@ def link_utilisation(path):
 
 
 def nic_load(path):
-    rows = [r for r in read_csv(path, ["kind", "index", "bytes_sent", "bytes_received"])
+    rows = [r for r in iter_csv(path, ["kind", "index", "bytes_sent", "bytes_received"])
             if r["kind"] == "nic"]
     fig, ax = plt.subplots(figsize=(6, 3.2))
     x = [number(path, r, "index", False) for r in rows]
