@@ -22,13 +22,6 @@ using Json = nlohmann::json;
 
 namespace {
 
-std::string slurp(const std::filesystem::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
 std::size_t lines(const std::string& text) {
     return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
 }
@@ -99,7 +92,7 @@ TEST_CASE("a sweep resumes only records of its own points and reruns anything el
     write_text(dir / "sweep.yaml", "base: a.yaml\ngrid:\n  seed: [1, 2]\n");
     const std::string cmd = "sweep " + q(dir / "sweep.yaml") + " --out " + q(dir / "s");
     REQUIRE(run_cli(cmd).exit_code == 0);
-    const Json first = Json::parse(slurp(dir / "s" / "results.json"));
+    const Json first = Json::parse(read_text(dir / "s" / "results.json"));
     const double small_makespan = first["points"][0]["metrics"]["makespan_us"]["mean"];
 
     // A different base with the same grid: its old records are not this sweep's.
@@ -109,7 +102,7 @@ TEST_CASE("a sweep resumes only records of its own points and reruns anything el
     CHECK(r.exit_code == 0);
     CHECK(r.err.find("the record of another sweep") != std::string::npos);
     CHECK(r.err.find("0 resumed") != std::string::npos);
-    const Json second = Json::parse(slurp(dir / "s" / "results.json"));
+    const Json second = Json::parse(read_text(dir / "s" / "results.json"));
     CHECK(second["points"][0]["metrics"]["makespan_us"]["mean"].get<double>() >
           100 * small_makespan);
 
@@ -120,7 +113,7 @@ TEST_CASE("a sweep resumes only records of its own points and reruns anything el
     // Wrong types, null metrics, a status that would inject a CSV row: each rerun, said so.
     auto edit = [&](int point, auto&& change) {
         const auto file = dir / "s" / "points" / fmt::format("{:05}.json", point);
-        Json rec = Json::parse(slurp(file));
+        Json rec = Json::parse(read_text(file));
         change(rec);
         write_text(file, rec.dump());
     };
@@ -131,7 +124,7 @@ TEST_CASE("a sweep resumes only records of its own points and reruns anything el
     CHECK(r.err.find("00000.json: a record with bad runs; running point 0 again") !=
           std::string::npos);
     CHECK(r.err.find("00001.json: a record without a known status") != std::string::npos);
-    CHECK(lines(slurp(dir / "s" / "results.csv")) == 3);
+    CHECK(lines(read_text(dir / "s" / "results.csv")) == 3);
     edit(0, [](Json& rec) { rec["runs"][0]["metrics"]["makespan_us"] = nullptr; });
     r = run_cli(cmd);
     CHECK(r.err.find("00000.json: a record with a bad metric") != std::string::npos);
@@ -167,8 +160,8 @@ TEST_CASE("a link planted where the old temporary file went is never followed",
     std::filesystem::create_symlink(dir / "precious.txt", dir / "out" / "links.csv");
     write_file_atomically((dir / "out" / "results.json").string(), "{}\n");
     write_file_atomically((dir / "out" / "links.csv").string(), "a,b\n");
-    CHECK(slurp(dir / "precious.txt") == "precious\n");
-    CHECK(slurp(dir / "out" / "results.json") == "{}\n");
+    CHECK(read_text(dir / "precious.txt") == "precious\n");
+    CHECK(read_text(dir / "out" / "results.json") == "{}\n");
     CHECK(std::filesystem::is_regular_file(
         std::filesystem::symlink_status(dir / "out" / "links.csv")));
     // Only the two outputs and the planted link remain: no temporary file is left behind.
@@ -242,7 +235,7 @@ TEST_CASE("sweep files: sizes, key shapes, repeated keys and line breaks in valu
     r = sweep("cr.yaml", "base: a.yaml\ngrid:\n  name: [\"a\\rb\", \"c\\nd\", e]\n",
               "--out " + q(dir / "cr"));
     REQUIRE(r.exit_code == 0);
-    const std::string csv = slurp(dir / "cr" / "results.csv");
+    const std::string csv = read_text(dir / "cr" / "results.csv");
     CHECK(csv.find("\n0,\"a\rb\",") != std::string::npos);
     CHECK(csv.find("\n1,\"c\nd\",") != std::string::npos);
     CHECK(csv.find("\n2,e,") != std::string::npos);
@@ -279,7 +272,7 @@ TEST_CASE("a sweep goes on with the threads the system will start", "[sweep][sys
         fmt::format("bash -c 'ulimit -v 1500000; {} sweep {} -j 1024 --quiet' 2>{}",
                     CLUSTERSIM_BINARY, (dir / "sweep.yaml").string(), (dir / "err.txt").string());
     const int status = std::system(cmd.c_str());
-    const std::string err = slurp(dir / "err.txt");
+    const std::string err = read_text(dir / "err.txt");
     INFO(err);
     CHECK(WIFEXITED(status));
     CHECK(WEXITSTATUS(status) == 0);

@@ -5,8 +5,8 @@
 #include <set>
 
 #include "support.hpp"
-#include "tools/scenario/scenario.hpp"
 #include "tools/scenario/build.hpp"
+#include "tools/scenario/scenario.hpp"
 
 using namespace clustersim;
 using namespace clustersim::test;
@@ -62,9 +62,10 @@ TEST_CASE("a moe decode run reports dispatch and combine latency, TPOT and token
     CHECK(ds["tpot_ms"].get<double>() > d["tpot_ms"].get<double>() + 1.0);
 }
 
-TEST_CASE("multi-token prediction: an accepted draft token per request raises tokens/s by the "
-          "acceptance rate, per GPU and per user",
-          "[moe][decode][mtp][system]") {
+TEST_CASE(
+    "multi-token prediction: an accepted draft token per request raises tokens/s by the "
+    "acceptance rate, per GPU and per user",
+    "[moe][decode][mtp][system]") {
     const Json plain = run_json("mtp-0", kSmall);
     const Json mtp = run_json("mtp-85", kSmall, "--set workload.mtp_acceptance=0.85");
     const Json &a = plain["decode"], &b = mtp["decode"];

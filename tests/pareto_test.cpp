@@ -6,9 +6,10 @@
 
 using namespace clustersim;
 
-TEST_CASE("Pareto front: a point at most as costly and at least as good, better in one, "
-          "dominates -- equal points do not dominate each other",
-          "[sweep][pareto]") {
+TEST_CASE(
+    "Pareto front: a point at most as costly and at least as good, better in one, "
+    "dominates -- equal points do not dominate each other",
+    "[sweep][pareto]") {
     // cost, objective (larger is better)
     const std::vector<ParetoPoint> points = {
         {1.0, 10.0},          // 0: cheapest best: front

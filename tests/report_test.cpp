@@ -96,17 +96,6 @@ TEST_CASE("report.html of a sweep draws its Pareto front", "[report][sweep][syst
     check_page(dir, {"pareto"});
 }
 
-namespace {
-
-std::string file_text(const std::filesystem::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
-}  // namespace
-
 TEST_CASE("report escapes what the results say, and is byte-reproducible",
           "[report][security][system]") {
     const auto dir = temp_dir("report-hostile");
@@ -119,7 +108,7 @@ TEST_CASE("report escapes what the results say, and is byte-reproducible",
         run_cli("sweep " + (dir / "s.yaml").string() + " --quiet --out " + (dir / "out").string())
             .exit_code == 0);
     // A results.json edited to carry markup in its goal and objective: shown as text.
-    std::string results = file_text(dir / "out" / "results.json");
+    std::string results = read_text(dir / "out" / "results.json");
     const std::string goal = "\"goal\": \"max\"";
     REQUIRE(results.find(goal) != std::string::npos);
     results.replace(results.find(goal), goal.size(),
@@ -127,14 +116,14 @@ TEST_CASE("report escapes what the results say, and is byte-reproducible",
                     "<a href=http://example.com>x</a>\"");
     write_text(dir / "out" / "results.json", results);
     REQUIRE(run_cli("report " + (dir / "out").string()).exit_code == 0);
-    const std::string page = file_text(dir / "out" / "report.html");
+    const std::string page = read_text(dir / "out" / "report.html");
     CHECK(page.find("<img src=x") == std::string::npos);
     CHECK(page.find("<script>") == std::string::npos);
     CHECK(page.find("<a href=http") == std::string::npos);
     CHECK(page.find("&lt;img src=x onerror=alert(1)&gt;") != std::string::npos);
     // The same folder gives the same bytes (matplotlib's SVG ids and date pinned).
     REQUIRE(run_cli("report " + (dir / "out").string()).exit_code == 0);
-    CHECK(file_text(dir / "out" / "report.html") == page);
+    CHECK(read_text(dir / "out" / "report.html") == page);
 }
 
 TEST_CASE("report refuses a corrupt folder in one located line, never a traceback",

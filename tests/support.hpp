@@ -141,6 +141,14 @@ inline void write_text(const std::filesystem::path& p, const std::string& text) 
     out << text;
 }
 
+/// A file's bytes, whole.
+inline std::string read_text(const std::filesystem::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
 inline std::string source_path(const std::string& rel) {
     return std::string(CLUSTERSIM_SOURCE_DIR) + "/" + rel;
 }
