@@ -154,7 +154,7 @@ static std::vector<KeySpec> core_keys() {
         boolean("sim.fingerprint", "false", "fold the time, kind and target of every event into sim.event_fingerprint, a digest of the event order (the goldens use it)"),
         number("sim.max_time_us", 1e-6, 1e12, "no limit", "simulated-time limit; reaching it ends the run with exit 3"),
         integer("sim.max_events", 1, 1e18, "no limit (check shows the estimate)", "events to simulate at most; reaching it ends the run with exit 3 and the unfinished messages listed"),
-        number("sim.max_memory_gb", 1e-3, 1e9, "3/4 of this machine's memory", "a run whose memory estimate (shown by check and topo) exceeds this is refused before anything is built"),
+        number("sim.max_memory_gb", 1e-3, 1e9, "3/4 of what the process may use (machine, ulimit, cgroup)", "a run whose memory estimate (shown by check and topo) exceeds this is refused before anything is built"),
         number("sim.sample_us", 0, 1e9, "0 (off)", "every this many us, record each egress queue that holds bytes or is paused (queues.csv under --out)"),
         integer("sim.sample_rows", 1, 1e8, "1000000", "at most this many queue samples (results.json samples.truncated says if reached)"),
         section("model"),
