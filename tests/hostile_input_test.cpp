@@ -77,6 +77,11 @@ TEST_CASE("text that is not UTF-8 is refused where it is written, in runs and sw
     INFO(s.err);
     CHECK(s.exit_code == 2);
     CHECK(s.err.find("grid.name[0]: byte 2 of this text is not UTF-8") != std::string::npos);
+    // The same from the command line: a --grid value is checked as the file's are.
+    write_text(dir / "good.yaml", "base: ok.yaml\ngrid:\n  seed: [1]\n");
+    const auto g = run_cli("sweep " + q(dir / "good.yaml") + " --grid 'seed=1,2\xff'");
+    CHECK(g.exit_code == 2);
+    CHECK(g.err.find("--grid: seed: byte 9 of") != std::string::npos);
     // A control character (here a NUL, which once cut the message) is refused the same way.
     write_text(dir / "nul.yaml", "topology: {kind: \"ft\\0two\"}\n");
     const auto n = run_cli("check " + q(dir / "nul.yaml"));

@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "sim/input/input_file.hpp"
+#include "sim/input/utf8.hpp"
 #include "tools/scenario/estimate.hpp"
 #include "tools/scenario/loader.hpp"
 #include "tools/scenario/output_files.hpp"
@@ -292,6 +293,19 @@ SweepSpec load_sweep_text(const std::string& text, const std::string& path,
         if (!is_scenario_key(a.path) && !is_scenario_section(a.path))
             throw InputError("--grid", 0, 0, a.path,
                              "not a scenario key (clustersim check --schema lists them)");
+        // Command-line text gets the check a file's text gets (yaml_bounds): UTF-8, no controls.
+        if (const std::size_t bad = invalid_utf8_at(g); bad != std::string::npos)
+            throw InputError("--grid", 0, 0, a.path,
+                             fmt::format("byte {} of '{}' is not UTF-8 (expected UTF-8 text)",
+                                         bad + 1, InputError::printable(g, 80)));
+        if (std::any_of(g.begin(), g.end(), [](char c) {
+                const auto u = static_cast<unsigned char>(c);
+                return u < 0x20 || u == 0x7f;
+            }))
+            throw InputError("--grid", 0, 0, a.path,
+                             fmt::format("'{}' holds a control character (expected printable "
+                                         "text)",
+                                         InputError::printable(g, 80)));
         std::stringstream values(g.substr(eq + 1));
         for (std::string v; std::getline(values, v, ',');) a.values.push_back(v);
         for (const SweepAxis& z : spec.zip)
