@@ -10,44 +10,9 @@
 
 #include "tools/scenario/results_json.hpp"
 #include "tools/scenario/scenario.hpp"
+#include "tools/scenario/sweep_file.hpp"
 
 namespace clustersim {
-
-struct SweepAxis {
-    std::string path;                 // scenario key
-    std::vector<std::string> values;  // YAML text of each value
-};
-
-struct SweepSpec {
-    std::string file;       // the sweep file
-    std::string base_file;  // base scenario file (resolved; it anchors relative paths), and
-    std::string base_text;  // the base scenario as YAML text: the file's, or the inline map's
-    std::vector<SweepAxis> grid, zip;
-    std::uint32_t seeds = 1;
-    std::string objective;  // a results.json key path (a.b.c); empty: none
-    bool maximize = true;   // `objective.goal` (default: min for times and latencies, else max)
-    bool goal_inferred = false;  // a plain objective key: the goal came from its name
-};
-
-/// At most this many points in one sweep (grid sizes multiplied, times the zip's length),
-/// refused before any is listed.
-inline constexpr std::uint64_t kMaxSweepPoints = 1'000'000;
-
-/// Reads a sweep file; `grid_sets` are `--grid PATH=V1,V2` texts that add or replace grid keys.
-/// Throws InputError, located, for anything wrong with the sweep itself.
-SweepSpec load_sweep(const std::string& path, const std::vector<std::string>& grid_sets);
-/// The same from text already read; `path` names it in errors and anchors the base file.
-SweepSpec load_sweep_text(const std::string& text, const std::string& path,
-                          const std::vector<std::string>& grid_sets);
-
-struct SweepPoint {
-    std::vector<Override> sets;  // the swept values of this point, in axis order
-};
-std::vector<SweepPoint> sweep_points(const SweepSpec& spec);
-
-/// What a point's record under points/ is checked against when a sweep resumes: a hash of the
-/// base scenario's text, the point's values and the seed count (16 hex digits).
-std::string point_fingerprint(const SweepSpec& spec, const SweepPoint& point);
 
 /// Gathers every rank's text at rank 0 (rank order); other ranks get an empty list.
 using GatherToRoot = std::function<std::vector<std::string>(const std::string&)>;
