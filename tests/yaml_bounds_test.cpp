@@ -38,7 +38,8 @@ std::string error_of(const std::string& yaml) {
 
 }  // namespace
 
-TEST_CASE("a self-referencing YAML alias is a located input error, not a crash", "[input][yaml]") {
+TEST_CASE("a self-referencing YAML alias is a located input error, not a crash",
+          "[input][yaml][security]") {
     const std::string e = error_of("topology: &t {kind: ft2, self: *t}\n");
     INFO(e);
     CHECK(e.rfind("s.yaml:1:", 0) == 0);
@@ -53,7 +54,8 @@ TEST_CASE("a self-referencing YAML alias is a located input error, not a crash",
     }
 }
 
-TEST_CASE("an alias bomb is refused once it passes the node budget, at once", "[input][yaml]") {
+TEST_CASE("an alias bomb is refused once it passes the node budget, at once",
+          "[input][yaml][security]") {
     const std::string bomb = alias_bomb(9);
     REQUIRE(bomb.size() < 600);
     const std::string e = error_of(bomb);
