@@ -108,3 +108,39 @@ TEST_CASE(
         CHECK(t.counters().retransmitted_packets == resent.size());
     }
 }
+
+TEST_CASE(
+    "a queue pair past its retry limit fails once -- it leaves its NIC, arms no timer and "
+    "ignores a late NACK",
+    "[transport]") {
+    const TestFabric f(small_ft2(4, 2));
+    Workload w;
+    w.add_message(MessageSpec{.src = 0, .dst = 1, .bytes = 8 * 4096, .start = Time::zero()});
+    NetworkParams params = ib_params();
+    params.flow_control = FlowControl::Lossy;
+    RdmaTransport t(f.topology.graph, w, params, nullptr);
+    const std::uint32_t ch = t.enqueue(0);
+    bool last = false;
+    (void)t.take_packet(ch, Time::zero(), Time::zero(), last);  // one of eight sent
+    REQUIRE(t.arm_timer(0, Time::zero()));
+    // Every timeout without progress: the sender resends until the limit, then gives up.
+    Time now = Time::zero(), next;
+    for (std::uint32_t k = 0; k <= RdmaTransport::kRetryLimit; ++k) {
+        now = now + params.retransmit_timeout;
+        (void)t.on_timer(0, now, next);
+    }
+    CHECK(t.counters().connections_failed == 1);
+    CHECK(next == Time::never());      // no timer left
+    CHECK_FALSE(t.has_more(ch));       // out of its NIC's round robin
+    CHECK_FALSE(t.arm_timer(0, now));  // and none armed again
+    // A NACK that arrives late does not bring it back, nor does a timer count it again.
+    Packet nack;
+    nack.message = 0;
+    nack.kind = PacketKind::Nack;
+    nack.sequence = 0;
+    bool acked_all = false;
+    CHECK(t.on_control(nack, now, acked_all) == kNone);
+    CHECK_FALSE(t.has_more(ch));
+    (void)t.on_timer(0, now + params.retransmit_timeout, next);
+    CHECK(t.counters().connections_failed == 1);
+}

@@ -51,6 +51,7 @@ mutate pareto-ties-dominate tools/scenario/pareto.cpp "dominated = *cj <= *ci &&
 # Issue 17: what hostile input taught.
 mutate resume-trusts-records tools/scenario/sweep.cpp 'rec["fingerprint"] != fingerprint)' 'fingerprint.empty())'
 mutate text-unchecked tools/scenario/yaml_bounds.cpp "const std::size_t bad = invalid_utf8_at(text);" 'const std::size_t bad = invalid_utf8_at("");'
+mutate failed-qp-revives models/transport/rdma_transport.cpp "        o.failed = true;" "        (void)0;"
 mutate moe-writes-per-gpu traffic/moe_step_size.cpp "first_hops = s.ep_size > 1 ? ep * tokens * copies : 0;" "first_hops = ep * tokens * std::min(copies, ep - 1);"
 mutate csv-cr-unquoted tools/scenario/sweep.cpp 'if (v.find_first_of(",\"\r\n") == std::string::npos) return v;' 'if (v.find_first_of(",\"\n") == std::string::npos) return v;'
 cmake --build build >/dev/null 2>&1

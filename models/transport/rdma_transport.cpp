@@ -342,6 +342,7 @@ bool RdmaTransport::arm_timer(std::uint32_t m, Time now) {
 std::uint32_t RdmaTransport::on_timer(std::uint32_t m, Time now, Time& next) {
     Outgoing& o = outgoing_[m];
     next = Time::never();
+    if (o.failed) return kNone;  // its error state is final
     if (o.acked == packets_of(m)) {
         o.timer = false;
         return kNone;
