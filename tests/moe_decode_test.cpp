@@ -271,3 +271,36 @@ TEST_CASE("prefill and training runs report the step time and throughput",
     CHECK(tr["backward_layer_us"].get<double>() > tr["forward_layer_us"].get<double>());
     CHECK(tr["step_ms"].get<double>() > d["step_ms"].get<double>());
 }
+
+TEST_CASE("intranode_via: rdma sends same-node writes through the NIC and the first switch",
+          "[moe][system]") {
+    // EP16 on two H800 nodes, one micro-batch: DeepEP's first low-latency release reached its
+    // own node's GPUs through the NIC; since NVLink, over NVLink. The NIC path is slower.
+    const auto dir = temp_dir("moe-intranode-via");
+    write_text(dir / "s.yaml",
+               "model: {name: deepseek-v3}\ncluster: {node: h800}\n"
+               "topology: {kind: ft2, switch_radix: 64, endpoints: 16}\n"
+               "workload: {kind: moe, phase: decode, ep_size: 16, tokens_per_gpu: 128, "
+               "mode: low-latency, gating: uniform, max_nodes_per_token: 0, micro_batches: 1, "
+               "simulated_layers: 1}\n");
+    auto dispatch = [&](const std::string& via) {
+        const auto r = run_cli("run " + (dir / "s.yaml").string() +
+                               " --set workload.intranode_via=" + via + " --json");
+        INFO(r.err);
+        REQUIRE(r.exit_code == 0);
+        const auto j = nlohmann::json::parse(r.out);
+        return std::pair{j["decode"]["dispatch_us"].get<double>(),
+                         j["decode"]["combine_us"].get<double>()};
+    };
+    const auto [nvlink_dispatch, nvlink_combine] = dispatch("nvlink");
+    const auto [rdma_dispatch, rdma_combine] = dispatch("rdma");
+    INFO("dispatch " << nvlink_dispatch << " / " << rdma_dispatch << " us, combine "
+                     << nvlink_combine << " / " << rdma_combine << " us");
+    CHECK(rdma_dispatch >= 1.1 * nvlink_dispatch);
+    CHECK(rdma_combine >= 1.1 * nvlink_combine);
+    // On a multi-plane fabric the own node's GPUs are on other planes: check says it cannot
+    // apply there.
+    const auto c = run_cli("check " + source_path("scenarios/deepseek-v3-decode.yaml") +
+                           " --set workload.intranode_via=rdma");
+    CHECK(c.out.find("intranode_via: rdma cannot apply on mpft") != std::string::npos);
+}

@@ -7,15 +7,15 @@ namespace clustersim {
 namespace {
 
 // The messages of the first hops: one per (token, expert) write in low-latency mode, one per GPU
-// pair in normal mode; `emit(src, dst, bytes)` adds each.
+// pair in normal mode; `emit(transfer, bytes)` adds each.
 template <class Emit>
 void each_first_hop(const std::vector<MoeTransfer>& transfers, std::uint64_t bytes_per_token,
                     bool low_latency, Emit&& emit) {
     for (const auto& t : transfers) {
         if (low_latency)
-            for (std::uint64_t i = 0; i < t.tokens; ++i) emit(t.src, t.dst, bytes_per_token);
+            for (std::uint64_t i = 0; i < t.tokens; ++i) emit(t, bytes_per_token);
         else
-            emit(t.src, t.dst, t.tokens * bytes_per_token);
+            emit(t, t.tokens * bytes_per_token);
     }
 }
 
@@ -87,6 +87,12 @@ class StepBuilder {
     };
 
     std::uint32_t message_count() const { return static_cast<std::uint32_t>(w_.messages.size()); }
+    // A first hop between GPUs of one node that is not an NVLink copy (low-latency mode with
+    // intranode_via: rdma) goes through the NICs and the first switch.
+    bool through_nic(const MoeTransfer& tr) const {
+        return !tr.nvlink &&
+               spec_.placement.node_of_gpu(tr.src) == spec_.placement.node_of_gpu(tr.dst);
+    }
     // Rank r of group grp is GPU `phys(r)`: groups packed one after another, or spread (rank r
     // of every group side by side, so each group spans the whole fabric).
     std::uint32_t phys(const AllToAll& a, std::uint32_t r) const {
@@ -147,9 +153,11 @@ class StepBuilder {
                 if (forward_gate[f.src] == kNone)
                     forward_gate[f.src] = w_.add_join(
                         JoinSpec{JoinKind::All, first_hop_in[f.src] + 1, Time::zero(), 0});
-        auto first_hop = [&](std::uint32_t src, std::uint32_t dst, std::uint64_t bytes) {
+        auto first_hop = [&](const MoeTransfer& tr, std::uint64_t bytes) {
+            const std::uint32_t src = tr.src, dst = tr.dst;
             const std::uint32_t msg =
                 w_.add_message(MessageSpec{phys(a, src), phys(a, dst), bytes, Time::never(), 0});
+            if (through_nic(tr)) w_.send_via_nic(msg);
             w_.depend({TaskKind::Compute, a.attn[src]}, Completion::Done,
                       {TaskKind::Transfer, msg});
             w_.depend({TaskKind::Transfer, msg}, Completion::Done, {TaskKind::Join, a.gate[dst]});
@@ -212,9 +220,11 @@ class StepBuilder {
                 a.combine_sent[f.dst].push_back(msg);
             }
         }
-        auto way_back = [&](std::uint32_t src, std::uint32_t dst, std::uint64_t bytes) {
+        auto way_back = [&](const MoeTransfer& tr, std::uint64_t bytes) {
+            const std::uint32_t src = tr.src, dst = tr.dst;
             const std::uint32_t msg =
                 w_.add_message(MessageSpec{phys(a, dst), phys(a, src), bytes, Time::never(), 0});
+            if (through_nic(tr)) w_.send_via_nic(msg);
             w_.depend(a.combine_ready[dst], Completion::Done, {TaskKind::Transfer, msg});
             w_.depend({TaskKind::Transfer, msg}, Completion::Done, {TaskKind::Join, ready[src]});
             a.combine_sent[dst].push_back(msg);

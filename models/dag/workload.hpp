@@ -81,6 +81,18 @@ struct Workload {
     std::vector<JoinSpec> joins;
     std::vector<Dependency> dependencies;  // in insertion order: the order successors run in
     std::uint32_t gpu_sms = 0;  // SMs per GPU, for joins that move SMs to communication kernels
+    // Messages between GPUs of one node sent through their NICs and the first switch rather
+    // than over NVLink (DeepEP's low-latency kernels before NVLink, intranode_via: rdma); empty
+    // when there are none, so it costs nothing otherwise.
+    std::vector<bool> via_nic;
+
+    void send_via_nic(std::uint32_t message) {
+        if (via_nic.size() < messages.size()) via_nic.resize(messages.size(), false);
+        via_nic[message] = true;
+    }
+    bool sent_via_nic(std::uint32_t message) const {
+        return message < via_nic.size() && via_nic[message];
+    }
 
     std::uint32_t add_message(const MessageSpec& m) {
         messages.push_back(m);

@@ -207,7 +207,10 @@ std::uint32_t Forwarding::node_route(std::uint32_t sw, Packet& p, Time now) {
             const std::uint32_t first = graph_.first_channel({NodeKind::Switch, sw});
             const std::uint32_t scale_up = first + kGpuPaths, nic = scale_up + 1;
             if (l.hub[b] == sw) return first;
-            if (l.node_of_gpu(b) == l.node_of[sw]) return scale_up;
+            const bool via_nic = (p.flags & Packet::kViaNic) != 0;
+            if (!via_nic && l.node_of_gpu(b) == l.node_of[sw]) return scale_up;
+            // A NIC on another plane is reached over NVLink first (PXN), a same-node
+            // destination through the NIC included: its plane's switch cannot reach it.
             const std::uint32_t here = hub_gpu_[sw];
             if (l.pxn && l.plane_of_gpu(b) != l.plane_of_gpu(here)) return scale_up;
             return nic;
@@ -220,7 +223,10 @@ std::uint32_t Forwarding::node_route(std::uint32_t sw, Packet& p, Time now) {
         }
         case SwitchRole::Nic: {
             const NicPorts& n = nic_ports_[sw];
-            if (l.node_of_gpu(b) == l.node_of[sw])
+            // Through the NIC to a GPU of its own node: out to the first switch unless this
+            // NIC serves that GPU (then it loops back, as one NIC shared by both GPUs would).
+            if (l.node_of_gpu(b) == l.node_of[sw] &&
+                ((p.flags & Packet::kViaNic) == 0 || l.nic[b] == sw))
                 return n.first_hub + (b % l.gpus_per_node - n.first_gpu);
             if (n.network_count == 1) return n.first_network;
             // Several network ports (dual-plane, shuffle). Bond: one connection, one port,

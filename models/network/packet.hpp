@@ -33,6 +33,7 @@ struct Packet {
     static constexpr std::uint8_t kNonMinimal = 1u << 2;  // routed via an intermediate switch,
     static constexpr std::uint8_t kPastIntermediate = 1u << 3;  // ... which it has reached
     static constexpr std::uint8_t kPriorityShift = 4;
+    static constexpr std::uint8_t kViaNic = 1u << 7;     // same node, but through the NIC
     static constexpr std::uint8_t kPriorityMask = 0x70;  // 8 priorities (PFC classes)
 
     std::uint32_t priority() const { return (flags & kPriorityMask) >> kPriorityShift; }

@@ -70,13 +70,15 @@ std::uint32_t RdmaTransport::sender_channel(std::uint32_t m) const {
     const std::uint32_t ch = channel_of_endpoint_[spec.src];
     if (ch == kNone) throw std::logic_error("message from an unattached endpoint");
     // A GPU's NVLink sender and its NIC's RDMA sender each keep their own round-robin.
-    if (layout_ && !layout_->starts_on_scale_up(spec.src, spec.dst)) return ch + kRdmaPath;
+    if (layout_ && (workload_.sent_via_nic(m) || !layout_->starts_on_scale_up(spec.src, spec.dst)))
+        return ch + kRdmaPath;
     return ch;
 }
 
 Time RdmaTransport::eligible_at(std::uint32_t m, Time now) {
     if (!layout_) return now;
     const bool nvlink =
+        !workload_.sent_via_nic(m) &&
         layout_->starts_on_scale_up(workload_.messages[m].src, workload_.messages[m].dst);
     const Time overhead =
         nvlink ? layout_->scale_up_message_overhead : layout_->rdma_message_overhead;
@@ -188,6 +190,7 @@ std::uint32_t RdmaTransport::reply(std::uint32_t m, PacketKind kind, std::uint32
     c.entropy = entropy_[m] ^ 0x5a5a5a5au;  // the reverse direction hashes on its own
     c.sequence = sequence;
     c.kind = kind;
+    if (workload_.sent_via_nic(m)) c.flags |= Packet::kViaNic;  // back the way it came
     sender_of(ch).control.push_back(c);
     ++(kind == PacketKind::Ack ? counters_.acks : counters_.nacks);
     return ch;

@@ -234,6 +234,7 @@ inline Packet RdmaTransport::take_packet(std::uint32_t ch, Time now, Time tx_end
     p.payload_bytes = payload;
     p.entropy = entropy_[m];
     p.sequence = static_cast<std::uint32_t>(st.bytes_segmented / params_.mtu_bytes);
+    if (workload_.sent_via_nic(m)) p.flags |= Packet::kViaNic;
     if (!outgoing_.empty()) {
         p = take_reliable(nic, m, p, now, tx_end, sent_all);
         if (!paced_.empty()) pace(m, p, now);

@@ -15,6 +15,7 @@
 #include "models/transport/rdma_transport.hpp"
 #include "sim/event.hpp"
 #include "tools/scenario/process_memory.hpp"
+#include "topologies/topology_kinds.hpp"
 #include "traffic/moe_gating.hpp"
 
 namespace clustersim {
@@ -271,6 +272,14 @@ ScenarioEstimate estimate_scenario(const Scenario& s) {
         out.what = fmt::format("moe: {} {}, EP {} over {} node{}, {} group(s)", s.model.preset.name,
                                phase_name(s.workload.phase), s.workload.ep_size, nodes,
                                nodes == 1 ? "" : "s", s.workload.ep_groups);
+        // On a multi-plane fabric a GPU's own-node peers sit on other planes: they are
+        // reached over NVLink first (PXN) whatever intranode_via says.
+        if (!s.workload.normal_mode && s.workload.intranode_via_rdma &&
+            find_topology_kind(s.topology.kind)->pxn)
+            out.what += fmt::format(
+                "; intranode_via: rdma cannot apply on {}: same-node GPUs are on other planes, "
+                "reached over NVLink",
+                s.topology.kind);
     } else {
         const bool from_file = !trace.workload.messages.empty();
         size = workload_size(s, endpoints, from_file ? &trace.workload : nullptr, packets);
