@@ -284,3 +284,24 @@ TEST_CASE("a sweep goes on with the threads the system will start", "[sweep][sys
     CHECK(err.find("threads asked for could start") != std::string::npos);
 #endif
 }
+
+TEST_CASE("the default memory limit respects the process's own ulimit", "[input][system]") {
+#if defined(__SANITIZE_ADDRESS__)
+    SUCCEED("ASan reserves more address space than the limit this test sets");
+#else
+    // The 2,048-GPU decode step needs about 2.65 GB: under three quarters of the machine here,
+    // over three quarters of a 1.5 GB address space. It was judged against the machine alone.
+    require_spawn_allowed();
+    const auto dir = temp_dir("hostile-ulimit");
+    const std::string scenario = source_path("scenarios/moe/deepseek-v3-decode-2048-ft3.yaml");
+    const std::string cmd =
+        fmt::format("bash -c 'ulimit -v 1500000; {} check {}' >{} 2>{}", CLUSTERSIM_BINARY,
+                    scenario, (dir / "out.txt").string(), (dir / "err.txt").string());
+    const int status = std::system(cmd.c_str());
+    const std::string err = read_text(dir / "err.txt");
+    INFO(err);
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 2);
+    CHECK(err.find("(three quarters of the ulimit -v limit)") != std::string::npos);
+#endif
+}

@@ -6,6 +6,19 @@
 using namespace clustersim;
 using namespace clustersim::test;
 
+namespace {
+
+// A receiver's NACK of message 0 asking for `sequence` again.
+Packet nack_of(std::uint32_t sequence) {
+    Packet nack;
+    nack.message = 0;
+    nack.kind = PacketKind::Nack;
+    nack.sequence = sequence;
+    return nack;
+}
+
+}  // namespace
+
 TEST_CASE(
     "a receiver completes a message once every distinct packet arrived, in any order, and "
     "ignores duplicates",
@@ -92,12 +105,8 @@ TEST_CASE(
         const std::uint32_t ch = t.enqueue(0);
         bool last = false;
         for (int i = 0; i < 4; ++i) (void)t.take_packet(ch, Time::zero(), Time::zero(), last);
-        Packet nack;
-        nack.message = 0;
-        nack.kind = PacketKind::Nack;
-        nack.sequence = 1;
         bool acked_all = false;
-        CHECK(t.on_control(nack, Time::zero(), acked_all) == ch);
+        CHECK(t.on_control(nack_of(1), Time::zero(), acked_all) == ch);
         std::vector<std::uint32_t> resent;
         while (t.has_more(ch)) {
             const Packet p = t.take_packet(ch, Time::zero(), Time::zero(), last);
@@ -134,12 +143,8 @@ TEST_CASE(
     CHECK_FALSE(t.has_more(ch));       // out of its NIC's round robin
     CHECK_FALSE(t.arm_timer(0, now));  // and none armed again
     // A NACK that arrives late does not bring it back, nor does a timer count it again.
-    Packet nack;
-    nack.message = 0;
-    nack.kind = PacketKind::Nack;
-    nack.sequence = 0;
     bool acked_all = false;
-    CHECK(t.on_control(nack, now, acked_all) == kNone);
+    CHECK(t.on_control(nack_of(0), now, acked_all) == kNone);
     CHECK_FALSE(t.has_more(ch));
     (void)t.on_timer(0, now + params.retransmit_timeout, next);
     CHECK(t.counters().connections_failed == 1);

@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cmath>
 #include <fstream>
 #include <map>
 #include <optional>
@@ -83,16 +82,15 @@ MessageList read_message_csv(std::istream& in, const std::string& file) {
             throw InputError(
                 file, line_no, 1, {},
                 fmt::format("{} fields where the header has {}", cells.size(), header.size()));
-        auto number = [&](std::size_t col, const char* what, bool integer, double max) {
+        auto number = [&](std::size_t col, const char* what, double max) {
             const Cell& c = cells[col];
             double v = 0;
             const auto [p, ec] = std::from_chars(c.text.data(), c.text.data() + c.text.size(), v);
-            if (ec != std::errc() || p != c.text.data() + c.text.size() || !(v >= 0) ||
-                !(v <= max) || (integer && v != std::floor(v)))
-                throw InputError(
-                    file, line_no, c.column, {},
-                    fmt::format("'{}' is not a valid {} (expected {} from 0 to {:g})", c.text, what,
-                                integer ? "an integer" : "a number", max));
+            if (ec != std::errc() || p != c.text.data() + c.text.size() || !(v >= 0) || !(v <= max))
+                throw InputError(file, line_no, c.column, {},
+                                 fmt::format("'{}' is not a valid {} (expected a number from 0 "
+                                             "to {:g})",
+                                             c.text, what, max));
             return v;
         };
         // Integers as the .cm reader reads them (trace_numbers.hpp).
@@ -112,7 +110,7 @@ MessageList read_message_csv(std::istream& in, const std::string& file) {
         m.bytes = integer(*bytes, "bytes", kMaxTraceBytes);
         // Start times stop at 1e12 us (11.6 days), which leaves 64-bit picoseconds room for the
         // run (the .cm reader's 1e18 ps).
-        m.start = Time::from_us(number(*start, "start_us", false, 1e12));
+        m.start = Time::from_us(number(*start, "start_us", 1e12));
         if (id) m.label = integer(*id, "id", kMaxTraceId);
         // What the .cm reader accepts, this one accepts: bytes to move, between two endpoints,
         // under distinct ids.

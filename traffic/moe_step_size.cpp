@@ -82,6 +82,7 @@ MoeStepSize moe_step_size(const MoeStepShape& s, std::uint64_t mtu_bytes) {
     out.build_bytes = clamp(ep * (6 * 8 + 2 * 24) + first_hops * 24 + forwards * (24 + 64) +
                             messages * 4 + ep * a2a * 8);
     out.workload.other_bytes = out.build_bytes;
+    out.workload.gating_scores = out.gating_scores;
     return out;
 }
 

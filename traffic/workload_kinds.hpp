@@ -34,6 +34,7 @@ struct WorkloadSize {
     std::uint64_t dependencies = 0;
     std::uint64_t computes = 0, joins = 0;  // DAG tasks besides transfers (MoE steps)
     std::uint64_t other_bytes = 0;          // held besides the DAG: a MoE step's tables while built
+    std::uint64_t gating_scores = 0;        // a MoE step's expert scores drawn while it is built
 };
 
 struct WorkloadKind {

@@ -95,8 +95,7 @@ RunEstimate estimate_run(const Scenario& s, const FabricPlan& f, const WorkloadS
     RunEstimate e;
     e.messages = w.messages;
     e.packets = packets;
-    if (s.workload.kind == "moe")
-        e.gating_scores = moe_step_size(moe_step_shape(s), s.network.mtu_bytes).gating_scores;
+    e.gating_scores = w.gating_scores;
     const std::uint64_t mtu = std::max<std::uint64_t>(1, s.network.mtu_bytes);
     e.largest_message_packets = w.message_bytes == 0 ? 0 : (w.message_bytes - 1) / mtu + 1;
     // Links on the longest path: the fabric's switches plus one, and inside nodes the hub,
