@@ -132,7 +132,7 @@ TEST_CASE(
     CHECK(j["network"]["bytes_delivered"].get<std::uint64_t>() == 31ull * 262144);
     // A timer far shorter than any ACK's round trip expires 8 times in a row: connections fail.
     const auto bad = run_cli("run " + source_path("scenarios/ft2-incast.yaml") + lossy +
-                             " --set network.retransmit_timeout_us=0.001 --json");
+                             " --set network.ack_timeout_exponent=1 --json");
     CHECK(bad.exit_code == 3);
     const Json k = Json::parse(bad.out);
     CHECK(k["status"] == "stalled");
@@ -141,6 +141,44 @@ TEST_CASE(
     // after, 75,418 for these 31 messages, before).
     CHECK(k["network"]["connections_failed"].get<std::uint64_t>() <= 31);
     CHECK(bad.err.find("stopped making progress") != std::string::npos);
+    // The fixed microsecond timer this key set is gone; it says what replaced it.
+    const auto old = run_cli("run " + source_path("scenarios/ft2-incast.yaml") +
+                             " --set network.retransmit_timeout_us=100");
+    CHECK(old.exit_code == 2);
+    CHECK(old.err.find("network.ack_timeout_exponent") != std::string::npos);
+}
+
+TEST_CASE(
+    "a 64 -> 1 lossy incast finishes late with NCCL's queue-pair timers, its retransmissions "
+    "counted, and the timers left when it is done cost it nothing",
+    "[cli][system]") {
+    // Issue 18's case: 1 MiB from each of 64 NICs to one on a lossy FT2 of radix-16
+    // Tomahawk 5 switches. A 100 us timer with 8 tries failed 11 connections; an RC queue
+    // pair with NCCL's and NVSHMEM's settings (4.096 us x 2^20, 7 retries) waits, and completes.
+    const auto dir = temp_dir("incast-64-lossy");
+    write_text(dir / "s.yaml",
+               "topology: {kind: ft2, switch: tomahawk5-400g, switch_radix: 16, endpoints: 72}\n"
+               "network: {flow_control: lossy}\n"
+               "workload: {kind: incast, message_bytes: 1MiB, destination: 0, senders: 64}\n");
+    for (const char* cc : {"none", "dcqcn"}) {
+        const auto r = run_cli("run " + (dir / "s.yaml").string() +
+                               " --set network.congestion_control=" + cc + " --json");
+        INFO(cc << ": " << r.err);
+        REQUIRE(r.exit_code == 0);
+        const Json j = Json::parse(r.out);
+        CHECK(j["status"] == "completed");
+        const Json& n = j["network"];
+        CHECK(n["connections_failed"] == 0);
+        CHECK(n["packets_dropped"].get<std::uint64_t>() > 0);
+        CHECK(n["packets_retransmitted"].get<std::uint64_t>() >= n["packets_dropped"]);
+        CHECK(n["retransmit_timeouts"].get<std::uint64_t>() > 0);
+        CHECK(n["bytes_delivered"].get<std::uint64_t>() == 64ull << 20);
+        // Late: at least one 4.29 s timeout on the critical path.
+        const double makespan_us = j["messages"]["makespan_us"].get<double>();
+        CHECK(makespan_us > 4.294967e6);
+        // The run ends with its last useful event, not at a stale timer's expiry.
+        CHECK(j["sim"]["sim_time_us"].get<double>() - makespan_us < 10);
+    }
 }
 
 // Every folder of scenarios (table3/, moe/ too; sweeps/ holds sweep files, loaded by the sweep

@@ -195,10 +195,16 @@ TEST_CASE("normal-mode combine returns results over NVLink to the forwarding GPU
     for (std::uint32_t i = a.combine_first; i < a.combine_last; ++i)
         combine[{msgs[i].dst, msgs[i].src}] += msgs[i].bytes;
     REQUIRE(dispatch.size() == combine.size());
-    const std::uint64_t hidden = 7168, fp8 = hidden + hidden / 128 * 4, bf16 = 2 * hidden;
+    // Forward, DeepEP's normal-mode records: FP8 + scales + source record + top-8 indices and
+    // weights (7472 B); BF16 + source record + weights (14384 B). Backward: bare BF16.
+    const std::uint64_t hidden = 7168, bf16 = 2 * hidden;
+    const std::uint64_t fp8 = (hidden + hidden / 128 * 4 + 8 + 8 * 8 + 15) / 16 * 16;
+    const std::uint64_t bf16_record = (bf16 + 8 + 4 * 8 + 15) / 16 * 16;
+    REQUIRE(fp8 == 7472);
+    REQUIRE(bf16_record == 14384);
     for (const auto& [pair, bytes] : dispatch) {
         REQUIRE(combine.count(pair));
-        CHECK(combine[pair] / bf16 == bytes / fp8);
+        CHECK(combine[pair] / bf16_record == bytes / fp8);
     }
     CHECK(run.workload.messages.size() > 0);
 }
@@ -226,7 +232,9 @@ TEST_CASE("training runs each layer forward then backward, BF16 both ways, on th
     const MoeRun run = build_moe(s, f.endpoints());
     REQUIRE(run.all_to_alls.size() == 2 * 2 * 2);  // 2 layers x 2 micro-batches x 2 passes
     const auto& msgs = run.workload.messages;
-    const std::uint64_t hidden = 7168, fp8 = hidden + hidden / 128 * 4, bf16 = 2 * hidden;
+    const std::uint64_t hidden = 7168, bf16 = 2 * hidden;
+    const std::uint64_t fp8 = (hidden + hidden / 128 * 4 + 8 + 8 * 8 + 15) / 16 * 16;
+    const std::uint64_t bf16_record = (bf16 + 8 + 4 * 8 + 15) / 16 * 16;
     auto pairs = [&](std::uint32_t first, std::uint32_t last, std::uint64_t per_token) {
         std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint64_t> tokens;
         for (std::uint32_t i = first; i < last; ++i) {
@@ -246,7 +254,7 @@ TEST_CASE("training runs each layer forward then backward, BF16 both ways, on th
         CHECK(pairs(bwd->dispatch_first, bwd->dispatch_last, bf16) ==
               pairs(fwd.dispatch_first, fwd.dispatch_last, fp8));
         CHECK(pairs(bwd->combine_first, bwd->combine_last, bf16) ==
-              pairs(fwd.combine_first, fwd.combine_last, bf16));
+              pairs(fwd.combine_first, fwd.combine_last, bf16_record));
     }
 }
 

@@ -118,6 +118,29 @@ TEST_CASE(
     }
 }
 
+TEST_CASE("an RC queue pair's local ACK timeout is 4.096 us x 2^exponent, none at 0",
+          "[transport]") {
+    NetworkParams p;
+    CHECK(p.ack_timeout_exponent == 20);  // NCCL's and NVSHMEM's default
+    CHECK(p.retry_count == 7);
+    CHECK(p.ack_timeout() == Time::from_ps(4'294'967'296'000));  // 4.29 s
+    p.ack_timeout_exponent = 1;
+    CHECK(p.ack_timeout() == Time::from_ns(8192));
+    p.ack_timeout_exponent = 31;
+    CHECK(p.ack_timeout().seconds() == Approx(8796.09).epsilon(1e-5));
+    p.ack_timeout_exponent = 0;
+    CHECK(p.ack_timeout() == Time::never());
+    // No timeout: no timer is armed at all.
+    const TestFabric f(small_ft2(4, 2));
+    Workload w;
+    w.add_message(MessageSpec{.src = 0, .dst = 1, .bytes = 4096, .start = Time::zero()});
+    NetworkParams lossy = ib_params();
+    lossy.flow_control = FlowControl::Lossy;
+    lossy.ack_timeout_exponent = 0;
+    RdmaTransport t(f.topology.graph, w, lossy, nullptr);
+    CHECK_FALSE(t.arm_timer(0, Time::zero()));
+}
+
 TEST_CASE(
     "a queue pair past its retry limit fails once -- it leaves its NIC, arms no timer and "
     "ignores a late NACK",
@@ -134,10 +157,12 @@ TEST_CASE(
     REQUIRE(t.arm_timer(0, Time::zero()));
     // Every timeout without progress: the sender resends until the limit, then gives up.
     Time now = Time::zero(), next;
-    for (std::uint32_t k = 0; k <= RdmaTransport::kRetryLimit; ++k) {
-        now = now + params.retransmit_timeout;
+    for (std::uint32_t k = 0; k <= params.retry_count; ++k) {
+        CHECK(t.counters().connections_failed == 0);
+        now = now + params.ack_timeout();
         (void)t.on_timer(0, now, next);
     }
+    CHECK(t.counters().timeouts == params.retry_count + 1);
     CHECK(t.counters().connections_failed == 1);
     CHECK(next == Time::never());      // no timer left
     CHECK_FALSE(t.has_more(ch));       // out of its NIC's round robin
@@ -146,6 +171,6 @@ TEST_CASE(
     bool acked_all = false;
     CHECK(t.on_control(nack_of(0), now, acked_all) == kNone);
     CHECK_FALSE(t.has_more(ch));
-    (void)t.on_timer(0, now + params.retransmit_timeout, next);
+    (void)t.on_timer(0, now + params.ack_timeout(), next);
     CHECK(t.counters().connections_failed == 1);
 }

@@ -10,8 +10,8 @@
 // exactly min(M, nodes, top_k) nodes other than its own (when there are enough).
 #include <array>
 #include <cstdint>
-#include <string_view>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "models/hardware/moe_model.hpp"
@@ -23,7 +23,9 @@ namespace clustersim {
 enum class GatingKind : std::uint8_t { Uniform, Zipf, Hot, WorstCase, Trace };
 inline constexpr std::array<std::string_view, 5> kGatingNames = {"uniform", "zipf", "hot",
                                                                  "worst-case", "trace"};
-inline std::string_view gating_name(GatingKind g) { return kGatingNames[static_cast<std::size_t>(g)]; }
+inline std::string_view gating_name(GatingKind g) {
+    return kGatingNames[static_cast<std::size_t>(g)];
+}
 
 struct GatingParams {
     GatingKind kind = GatingKind::Uniform;

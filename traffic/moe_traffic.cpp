@@ -8,7 +8,6 @@ namespace clustersim {
 MoeAllToAll moe_all_to_all(Gating& gating, const ExpertPlacement& placement, const MoeModel& model,
                            const MoeTrafficParams& params, RandomStream& rng) {
     const std::uint32_t ep = placement.ep_size;
-    const std::uint32_t per_node = placement.gpus_per_node;
     MoeAllToAll a;
     a.ep_size = ep;
     a.sent.assign(ep, 0);
@@ -23,7 +22,6 @@ MoeAllToAll moe_all_to_all(Gating& gating, const ExpertPlacement& placement, con
     std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint64_t> forwards;
     for (std::uint32_t src = 0; src < ep; ++src) {
         const std::uint32_t src_node = placement.node_of_gpu(src);
-        const std::uint32_t local_rank = src % per_node;
         for (std::uint32_t t = 0; t < params.tokens_per_gpu; ++t) {
             gating.select(rng, src, t, experts);
             gpus.clear();
@@ -31,7 +29,7 @@ MoeAllToAll moe_all_to_all(Gating& gating, const ExpertPlacement& placement, con
             if (params.shared_expert_remote)
                 for (std::uint32_t s = 0; s < model.shared_experts; ++s)
                     // A remote copy of the shared expert: same local rank, the next node on.
-                    gpus.push_back((src + per_node * (s + 1)) % ep);
+                    gpus.push_back((src + placement.gpus_per_node * (s + 1)) % ep);
             nodes.clear();
             for (std::uint32_t g : gpus) nodes.push_back(placement.node_of_gpu(g));
             std::sort(nodes.begin(), nodes.end());
@@ -45,16 +43,28 @@ MoeAllToAll moe_all_to_all(Gating& gating, const ExpertPlacement& placement, con
             };
             a.copies[src] += params.mode == MoeMode::LowLatency ? gpus.size() : nodes.size();
             if (params.mode == MoeMode::LowLatency) {
-                for (std::uint32_t g : gpus)
-                    if (g != src) send(g);
+                const auto routed = static_cast<std::uint32_t>(placement.gpu_of_expert.size());
+                for (std::size_t k = 0; k < gpus.size(); ++k) {
+                    if (gpus[k] == src) continue;
+                    send(gpus[k]);
+                    // Shared experts' remote copies are numbered after the routed experts.
+                    const auto expert =
+                        k < experts.size()
+                            ? experts[k]
+                            : routed + static_cast<std::uint32_t>(k - experts.size());
+                    a.writes.push_back(MoeWrite{src, gpus[k], expert, t});
+                }
                 continue;
             }
             // Normal: one copy per node (the own node's too), then NVLink forwarding to each
             // other GPU holding one of the token's experts there.
             std::sort(gpus.begin(), gpus.end());
             gpus.erase(std::unique(gpus.begin(), gpus.end()), gpus.end());
+            if (a.route_first.empty()) a.route_first.push_back(0);
+            a.route_gpus.insert(a.route_gpus.end(), gpus.begin(), gpus.end());
+            a.route_first.push_back(a.route_gpus.size());
             for (std::uint32_t node : nodes) {
-                const std::uint32_t first = std::min(node * per_node + local_rank, ep - 1);
+                const std::uint32_t first = normal_first_hop(placement, src, node);
                 if (first != src) send(first);
                 for (std::uint32_t g : gpus)
                     if (placement.node_of_gpu(g) == node && g != first) {

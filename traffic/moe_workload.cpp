@@ -1,23 +1,13 @@
 #include "traffic/moe_workload.hpp"
 
+#include <algorithm>
+#include <span>
 #include <stdexcept>
+#include <tuple>
 
 namespace clustersim {
 
 namespace {
-
-// The messages of the first hops: one per (token, expert) write in low-latency mode, one per GPU
-// pair in normal mode; `emit(transfer, bytes)` adds each.
-template <class Emit>
-void each_first_hop(const std::vector<MoeTransfer>& transfers, std::uint64_t bytes_per_token,
-                    bool low_latency, Emit&& emit) {
-    for (const auto& t : transfers) {
-        if (low_latency)
-            for (std::uint64_t i = 0; i < t.tokens; ++i) emit(t, bytes_per_token);
-        else
-            emit(t, t.tokens * bytes_per_token);
-    }
-}
 
 // The step is built one all-to-all (pass, micro-batch, EP group) at a time, in stages that each
 // add their tasks in the order the library runs them: attention, the expert gates and compute,
@@ -43,10 +33,14 @@ class StepBuilder {
         AllToAll a;
         a.backward = pass >= layers_;
         a.layer = a.backward ? passes - 1 - pass : pass;
-        a.dispatch_bytes =
-            a.backward ? combine_payload_bytes(m_.hidden)
-                       : dispatch_payload_bytes(m_.hidden) + dispatch_scale_bytes(m_.hidden);
-        a.combine_bytes = combine_payload_bytes(m_.hidden);
+        a.dispatch_bytes = a.backward     ? combine_payload_bytes(m_.hidden)
+                           : low_latency_ ? dispatch_payload_bytes(m_.hidden) +
+                                                dispatch_scale_bytes(m_.hidden) +
+                                                kLowLatencyDispatchHeaderBytes
+                                          : normal_dispatch_record_bytes(m_.hidden, m_.top_k);
+        a.combine_bytes = low_latency_ || a.backward
+                              ? combine_payload_bytes(m_.hidden)
+                              : normal_combine_record_bytes(m_.hidden, m_.top_k);
         a.cost = a.backward ? 2 : 1;
         for (std::uint32_t mb = 0; mb < spec_.micro_batches; ++mb) {
             for (std::uint32_t grp = 0; grp < spec_.groups; ++grp) {
@@ -83,15 +77,28 @@ class StepBuilder {
         std::vector<std::uint32_t>* ready = nullptr;  // per rank: the join its next layer waits for
         std::vector<std::uint32_t> attn, gate, expert;
         std::vector<std::vector<std::uint32_t>> dispatch_sent, combine_sent;  // per rank
-        std::vector<TaskRef> combine_ready;
     };
 
     std::uint32_t message_count() const { return static_cast<std::uint32_t>(w_.messages.size()); }
     // A first hop between GPUs of one node that is not an NVLink copy (low-latency mode with
     // intranode_via: rdma) goes through the NICs and the first switch.
-    bool through_nic(const MoeTransfer& tr) const {
-        return !tr.nvlink &&
-               spec_.placement.node_of_gpu(tr.src) == spec_.placement.node_of_gpu(tr.dst);
+    bool through_nic(std::uint32_t src, std::uint32_t dst) const {
+        return low_latency_ && spec_.traffic.intranode_via_rdma && src != dst &&
+               spec_.placement.node_of_gpu(src) == spec_.placement.node_of_gpu(dst);
+    }
+    bool library_order() const { return spec_.traffic.issue_order == IssueOrder::Library; }
+    // One low-latency message of the all-to-all from rank `src` to rank `dst`.
+    std::uint32_t add_hop(const AllToAll& a, std::uint32_t src, std::uint32_t dst,
+                          std::uint64_t bytes) {
+        const std::uint32_t msg =
+            w_.add_message(MessageSpec{phys(a, src), phys(a, dst), bytes, Time::never(), 0});
+        if (through_nic(src, dst)) w_.send_via_nic(msg);
+        return msg;
+    }
+    // DeepEP's completion signal: per expert it serves, one 4-byte atomic from every other rank
+    // after that rank's writes (the token count at dispatch, a flag at combine).
+    std::uint32_t signals_from_others(std::uint32_t gpu) const {
+        return (ep_ - 1) * experts_on_gpu_[gpu];
     }
     // Rank r of group grp is GPU `phys(r)`: groups packed one after another, or spread (rank r
     // of every group side by side, so each group spans the whole fabric).
@@ -119,9 +126,13 @@ class StepBuilder {
     void experts(AllToAll& a) {
         const MoeAllToAll& t = a.traffic;
         std::vector<std::uint32_t> incoming(ep_, 0);
-        for (const auto& tr : t.transfers)
-            incoming[tr.dst] += low_latency_ ? static_cast<std::uint32_t>(tr.tokens) : 1;
-        for (const auto& f : t.forwards) ++incoming[f.dst];
+        if (low_latency_) {
+            for (const auto& wr : t.writes) ++incoming[wr.dst];
+            for (std::uint32_t g = 0; g < ep_; ++g) incoming[g] += signals_from_others(g);
+        } else if (!library_order()) {  // chunked: each message raises its gate's count
+            for (const auto& tr : t.transfers) ++incoming[tr.dst];
+            for (const auto& f : t.forwards) ++incoming[f.dst];
+        }
         a.gate.assign(ep_, 0);
         a.expert.assign(ep_, 0);
         for (std::uint32_t g = 0; g < ep_; ++g) {
@@ -140,96 +151,378 @@ class StepBuilder {
         }
     }
 
-    // Dispatch: the first hops after attention, then (normal mode) the NVLink forwarding a
-    // first-hop GPU starts once all its first-hop tokens are in.
     void dispatch(AllToAll& a) {
-        const MoeAllToAll& t = a.traffic;
-        std::vector<std::uint32_t> first_hop_in(ep_, 0);
-        if (!low_latency_)
-            for (const auto& tr : t.transfers) ++first_hop_in[tr.dst];
-        std::vector<std::uint32_t> forward_gate(ep_, kNone);
-        if (!low_latency_)
-            for (const auto& f : t.forwards)
-                if (forward_gate[f.src] == kNone)
-                    forward_gate[f.src] = w_.add_join(
-                        JoinSpec{JoinKind::All, first_hop_in[f.src] + 1, Time::zero(), 0});
-        auto first_hop = [&](const MoeTransfer& tr, std::uint64_t bytes) {
-            const std::uint32_t src = tr.src, dst = tr.dst;
-            const std::uint32_t msg =
-                w_.add_message(MessageSpec{phys(a, src), phys(a, dst), bytes, Time::never(), 0});
-            if (through_nic(tr)) w_.send_via_nic(msg);
+        if (low_latency_)
+            dispatch_low_latency(a);
+        else
+            dispatch_normal(a);
+    }
+    void combine(AllToAll& a) {
+        if (low_latency_)
+            combine_low_latency(a);
+        else
+            combine_normal(a);
+    }
+
+    // Low-latency dispatch after attention: each write in the order its source issues it
+    // (library: token by token; destination-sorted: grouped by destination), then the count
+    // atomics, which DeepEP sends per expert once every SM has issued its writes.
+    void dispatch_low_latency(AllToAll& a) {
+        std::vector<MoeWrite> order = a.traffic.writes;
+        if (!library_order())
+            std::stable_sort(order.begin(), order.end(), [](const MoeWrite& x, const MoeWrite& y) {
+                return std::pair{x.src, x.dst} < std::pair{y.src, y.dst};
+            });
+        auto send = [&](std::uint32_t src, std::uint32_t dst, std::uint64_t bytes) {
+            const std::uint32_t msg = add_hop(a, src, dst, bytes);
             w_.depend({TaskKind::Compute, a.attn[src]}, Completion::Done,
                       {TaskKind::Transfer, msg});
             w_.depend({TaskKind::Transfer, msg}, Completion::Done, {TaskKind::Join, a.gate[dst]});
             a.dispatch_sent[src].push_back(msg);
-            if (forward_gate[dst] != kNone)
-                w_.depend({TaskKind::Transfer, msg}, Completion::Done,
-                          {TaskKind::Join, forward_gate[dst]});
         };
-        each_first_hop(t.transfers, a.dispatch_bytes, low_latency_, first_hop);
-        for (std::uint32_t g = 0; g < ep_; ++g)
-            if (forward_gate[g] != kNone)
-                w_.depend({TaskKind::Compute, a.attn[g]}, Completion::Done,
-                          {TaskKind::Join, forward_gate[g]});
-        for (const auto& f : t.forwards) {
-            const std::uint32_t msg = w_.add_message(MessageSpec{
-                phys(a, f.src), phys(a, f.dst), f.tokens * a.dispatch_bytes, Time::never(), 0});
-            w_.depend({TaskKind::Join, forward_gate[f.src]}, Completion::Done,
-                      {TaskKind::Transfer, msg});
-            w_.depend({TaskKind::Transfer, msg}, Completion::Done, {TaskKind::Join, a.gate[f.dst]});
-            a.dispatch_sent[f.src].push_back(msg);
-        }
+        for (const auto& wr : order) send(wr.src, wr.dst, a.dispatch_bytes);
+        for (std::uint32_t src = 0; src < ep_; ++src)
+            for (std::uint32_t dst = 0; dst < ep_; ++dst)
+                for (std::uint32_t e = 0; dst != src && e < experts_on_gpu_[dst]; ++e)
+                    send(src, dst, kLowLatencySignalBytes);
     }
 
-    // Combine: the same first hops back, BF16, once the expert GPU has computed. In normal mode
-    // each expert GPU first returns its results over NVLink to the GPU that forwarded the
-    // tokens, which reduces them and sends one copy per token back. Each GPU's next attention
-    // waits for all its tokens and its own experts.
-    void combine(AllToAll& a) {
-        const MoeAllToAll& t = a.traffic;
+    // Low-latency combine once the expert GPU has computed: each token back to its source.
+    // DeepEP's warp groups each serve one (source rank, expert) pair and stride over its
+    // tokens, all at once, so the library order interleaves the pairs token by token; then one
+    // flag atomic per pair. Each GPU's next attention waits for all its tokens and flags.
+    void combine_low_latency(AllToAll& a) {
         auto& ready = *a.ready;
         std::vector<std::uint32_t> back(ep_, 0);
-        for (const auto& tr : t.transfers)
-            back[tr.src] += low_latency_ ? static_cast<std::uint32_t>(tr.tokens) : 1;
+        for (const auto& wr : a.traffic.writes) ++back[wr.src];
+        std::uint32_t slots = 0;
+        for (std::uint32_t g = 0; g < ep_; ++g) slots += experts_on_gpu_[g];
         for (std::uint32_t g = 0; g < ep_; ++g) {
+            back[g] += slots - experts_on_gpu_[g];
             ready[g] = w_.add_join(JoinSpec{JoinKind::All, back[g] + 1, Time::zero(), 0});
             w_.depend({TaskKind::Compute, a.expert[g]}, Completion::Done,
                       {TaskKind::Join, ready[g]});
         }
-        // What a GPU's first-hop combine messages wait for: its experts, and in normal mode the
-        // results forwarded back to it.
-        a.combine_ready.assign(ep_, TaskRef{});
-        for (std::uint32_t g = 0; g < ep_; ++g)
-            a.combine_ready[g] = {TaskKind::Compute, a.expert[g]};
-        if (!low_latency_) {
-            std::vector<std::uint32_t> gathered(ep_, 0);
-            for (const auto& f : t.forwards) ++gathered[f.src];
-            for (std::uint32_t g = 0; g < ep_; ++g) {
-                if (gathered[g] == 0) continue;
-                const std::uint32_t j =
-                    w_.add_join(JoinSpec{JoinKind::All, gathered[g] + 1, Time::zero(), 0});
-                w_.depend(a.combine_ready[g], Completion::Done, {TaskKind::Join, j});
-                a.combine_ready[g] = {TaskKind::Join, j};
+        std::vector<MoeWrite> order = a.traffic.writes;
+        std::stable_sort(order.begin(), order.end(), [&](const MoeWrite& x, const MoeWrite& y) {
+            if (!library_order()) return std::pair{x.dst, x.src} < std::pair{y.dst, y.src};
+            return std::tuple{x.dst, x.src, x.expert} < std::tuple{y.dst, y.src, y.expert};
+        });
+        auto send = [&](std::uint32_t expert_gpu, std::uint32_t src, std::uint64_t bytes) {
+            const std::uint32_t msg = add_hop(a, expert_gpu, src, bytes);
+            w_.depend({TaskKind::Compute, a.expert[expert_gpu]}, Completion::Done,
+                      {TaskKind::Transfer, msg});
+            w_.depend({TaskKind::Transfer, msg}, Completion::Done, {TaskKind::Join, ready[src]});
+            a.combine_sent[expert_gpu].push_back(msg);
+        };
+        std::vector<std::pair<std::size_t, std::size_t>> pairs;  // [first, last) in `order`
+        for (std::size_t first = 0; first < order.size();) {
+            const std::uint32_t g = order[first].dst;
+            std::size_t end = first;
+            while (end < order.size() && order[end].dst == g) ++end;
+            if (!library_order()) {
+                for (std::size_t i = first; i < end; ++i) send(g, order[i].src, a.combine_bytes);
+            } else {
+                pairs.clear();
+                for (std::size_t i = first; i < end;) {
+                    std::size_t j = i;
+                    while (j < end && order[j].src == order[i].src &&
+                           order[j].expert == order[i].expert)
+                        ++j;
+                    pairs.emplace_back(i, j);
+                    i = j;
+                }
+                // Round k sends the k-th token of every pair that has one.
+                for (bool more = true; more;) {
+                    more = false;
+                    for (auto& [next, last] : pairs)
+                        if (next < last) {
+                            send(g, order[next].src, a.combine_bytes);
+                            more = ++next < last || more;
+                        }
+                }
             }
-            for (const auto& f : t.forwards) {
-                const std::uint32_t msg = w_.add_message(MessageSpec{
-                    phys(a, f.dst), phys(a, f.src), f.tokens * a.combine_bytes, Time::never(), 0});
-                w_.depend({TaskKind::Compute, a.expert[f.dst]}, Completion::Done,
-                          {TaskKind::Transfer, msg});
-                w_.depend({TaskKind::Transfer, msg}, Completion::Done, a.combine_ready[f.src]);
-                a.combine_sent[f.dst].push_back(msg);
+            first = end;
+        }
+        for (std::uint32_t g = 0; g < ep_; ++g)
+            for (std::uint32_t src = 0; src < ep_; ++src)
+                for (std::uint32_t e = 0; src != g && e < experts_on_gpu_[g]; ++e)
+                    send(g, src, kLowLatencySignalBytes);
+    }
+
+    // Normal mode, destination-sorted (comparison only): one first hop per GPU pair after
+    // attention, the NVLink forwarding a first-hop GPU starts once all its first-hop tokens are
+    // in.
+    void dispatch_normal(AllToAll& a) {
+        if (library_order()) return dispatch_chunked(a);
+        const MoeAllToAll& t = a.traffic;
+        std::vector<std::uint32_t> first_hop_in(ep_, 0);
+        for (const auto& tr : t.transfers) ++first_hop_in[tr.dst];
+        std::vector<std::uint32_t> forward_gate(ep_, kNone);
+        for (const auto& f : t.forwards)
+            if (forward_gate[f.src] == kNone)
+                forward_gate[f.src] =
+                    w_.add_join(JoinSpec{JoinKind::All, first_hop_in[f.src] + 1, Time::zero(), 0});
+        for (const auto& tr : t.transfers) {
+            const std::uint32_t msg =
+                add_normal(a, tr.src, tr.dst, tr.tokens * a.dispatch_bytes,
+                           {TaskKind::Compute, a.attn[tr.src]}, {TaskKind::Join, a.gate[tr.dst]});
+            a.dispatch_sent[tr.src].push_back(msg);
+            if (forward_gate[tr.dst] != kNone)
+                w_.depend({TaskKind::Transfer, msg}, Completion::Done,
+                          {TaskKind::Join, forward_gate[tr.dst]});
+        }
+        for (std::uint32_t g = 0; g < ep_; ++g)
+            if (forward_gate[g] != kNone)
+                w_.depend({TaskKind::Compute, a.attn[g]}, Completion::Done,
+                          {TaskKind::Join, forward_gate[g]});
+        for (const auto& f : t.forwards)
+            a.dispatch_sent[f.src].push_back(
+                add_normal(a, f.src, f.dst, f.tokens * a.dispatch_bytes,
+                           {TaskKind::Join, forward_gate[f.src]}, {TaskKind::Join, a.gate[f.dst]}));
+    }
+
+    // Normal combine, destination-sorted: each expert GPU first returns its results over
+    // NVLink to the GPU that forwarded the tokens, which reduces them once all are in and sends
+    // one copy per token back. Each GPU's next attention waits for all its tokens and its own
+    // experts.
+    void combine_normal(AllToAll& a) {
+        const MoeAllToAll& t = a.traffic;
+        auto& ready = *a.ready;
+        for (std::uint32_t g = 0; g < ep_; ++g) {
+            ready[g] = w_.add_join(JoinSpec{JoinKind::All, 1, Time::zero(), 0});
+            w_.depend({TaskKind::Compute, a.expert[g]}, Completion::Done,
+                      {TaskKind::Join, ready[g]});
+        }
+        if (library_order()) return combine_chunked(a);
+        // What a GPU's first-hop combine messages wait for: its experts and the results
+        // forwarded back to it.
+        std::vector<TaskRef> combine_ready(ep_);
+        for (std::uint32_t g = 0; g < ep_; ++g) combine_ready[g] = {TaskKind::Compute, a.expert[g]};
+        std::vector<std::uint32_t> gathered(ep_, 0);
+        for (const auto& f : t.forwards) ++gathered[f.src];
+        for (std::uint32_t g = 0; g < ep_; ++g) {
+            if (gathered[g] == 0) continue;
+            const std::uint32_t j =
+                w_.add_join(JoinSpec{JoinKind::All, gathered[g] + 1, Time::zero(), 0});
+            w_.depend(combine_ready[g], Completion::Done, {TaskKind::Join, j});
+            combine_ready[g] = {TaskKind::Join, j};
+        }
+        for (const auto& f : t.forwards) {
+            const std::uint32_t msg = w_.add_message(MessageSpec{
+                phys(a, f.dst), phys(a, f.src), f.tokens * a.combine_bytes, Time::never(), 0});
+            w_.depend({TaskKind::Compute, a.expert[f.dst]}, Completion::Done,
+                      {TaskKind::Transfer, msg});
+            w_.depend({TaskKind::Transfer, msg}, Completion::Done, combine_ready[f.src]);
+            a.combine_sent[f.dst].push_back(msg);
+        }
+        for (const auto& tr : t.transfers) {
+            a.combine_sent[tr.dst].push_back(
+                add_normal(a, tr.dst, tr.src, tr.tokens * a.combine_bytes, combine_ready[tr.dst],
+                           {TaskKind::Join, ready[tr.src]}));
+            ++w_.joins[ready[tr.src]].count;
+        }
+    }
+
+    // A normal-mode message from `after` to `into` (a join, whose count it raises by one).
+    std::uint32_t add_normal(const AllToAll& a, std::uint32_t src, std::uint32_t dst,
+                             std::uint64_t bytes, TaskRef after, TaskRef into) {
+        const std::uint32_t msg =
+            w_.add_message(MessageSpec{phys(a, src), phys(a, dst), bytes, Time::never(), 0});
+        w_.depend(after, Completion::Done, {TaskKind::Transfer, msg});
+        w_.depend({TaskKind::Transfer, msg}, Completion::Done, into);
+        return msg;
+    }
+
+    // One chunk of a normal-mode channel: `src`'s tokens [first, last) of `chunk_tokens_` bound
+    // for node `node`, through the GPU `via` of the same local rank there.
+    struct Chunk {
+        std::uint32_t src = 0, node = 0, via = 0, channel = 0;
+        std::size_t first = 0, last = 0;
+    };
+
+    // DeepEP's normal kernels split each GPU's tokens into channels (contiguous ranges, one
+    // pair of SMs each). A channel's RDMA sender copies each token once per destination node,
+    // and its coordinator issues a chunk of `chunk` tokens per node as soon as it has one,
+    // visiting the nodes in turn from (channel + own node); the channels run side by side. The
+    // chunks in that order, with their tokens in `tokens`.
+    std::vector<Chunk> chunks(const AllToAll& a, std::uint32_t chunk,
+                              std::vector<std::uint32_t>& tokens) const {
+        const std::uint32_t per_gpu = spec_.traffic.tokens_per_gpu;
+        const std::uint32_t channels = std::max<std::uint32_t>(1, spec_.normal.channels);
+        chunk = std::max<std::uint32_t>(1, chunk);
+        const std::uint32_t nodes = spec_.placement.nodes();
+        const MoeAllToAll& t = a.traffic;
+        // Per (source, channel, node): its token list.
+        std::vector<std::vector<std::uint32_t>> lists(std::size_t{ep_} * channels * nodes);
+        auto list = [&](std::uint32_t src, std::uint32_t c, std::uint32_t node) -> auto& {
+            return lists[(std::size_t{src} * channels + c) * nodes + node];
+        };
+        std::vector<std::uint8_t> reached(nodes, 0);
+        for (std::uint32_t src = 0; src < ep_; ++src)
+            for (std::uint32_t c = 0; c < channels; ++c) {
+                const auto begin =
+                    static_cast<std::uint32_t>(std::uint64_t{per_gpu} * c / channels);
+                const auto end =
+                    static_cast<std::uint32_t>(std::uint64_t{per_gpu} * (c + 1) / channels);
+                for (std::uint32_t tok = begin; tok < end; ++tok) {
+                    const std::size_t i = std::size_t{src} * per_gpu + tok;
+                    std::fill(reached.begin(), reached.end(), 0);
+                    for (std::uint64_t k = t.route_first[i]; k < t.route_first[i + 1]; ++k) {
+                        const std::uint32_t node = spec_.placement.node_of_gpu(t.route_gpus[k]);
+                        if (!reached[node]) list(src, c, node).push_back(tok);
+                        reached[node] = 1;
+                    }
+                }
+            }
+        // Round by round (every source and channel side by side), the nodes in each channel's
+        // turn.
+        std::vector<Chunk> out;
+        tokens.clear();
+        for (std::size_t round = 0;; ++round) {
+            bool any = false;
+            for (std::uint32_t src = 0; src < ep_; ++src) {
+                const std::uint32_t own = spec_.placement.node_of_gpu(src);
+                for (std::uint32_t c = 0; c < channels; ++c)
+                    for (std::uint32_t v = 0; v < nodes; ++v) {
+                        const std::uint32_t node = (c + own + v) % nodes;
+                        const auto& l = list(src, c, node);
+                        const std::size_t first = round * chunk;
+                        if (first >= l.size()) continue;
+                        any = true;
+                        const std::size_t last = std::min(l.size(), first + chunk);
+                        out.push_back(Chunk{src, node, normal_first_hop(spec_.placement, src, node),
+                                            c, tokens.size(), tokens.size() + (last - first)});
+                        tokens.insert(tokens.end(), l.begin() + static_cast<std::ptrdiff_t>(first),
+                                      l.begin() + static_cast<std::ptrdiff_t>(last));
+                    }
+            }
+            if (!any) break;
+        }
+        return out;
+    }
+
+    // Per GPU of a chunk's node other than its first hop, the tokens of the chunk it serves.
+    void peers_of(const AllToAll& a, const Chunk& ch, std::span<const std::uint32_t> tokens,
+                  std::vector<std::pair<std::uint32_t, std::uint64_t>>& out) const {
+        const MoeAllToAll& t = a.traffic;
+        const std::uint32_t per_gpu = spec_.traffic.tokens_per_gpu;
+        out.clear();
+        for (std::uint32_t tok : tokens) {
+            const std::size_t i = std::size_t{ch.src} * per_gpu + tok;
+            for (std::uint64_t k = t.route_first[i]; k < t.route_first[i + 1]; ++k) {
+                const std::uint32_t g = t.route_gpus[k];
+                if (g == ch.via || spec_.placement.node_of_gpu(g) != ch.node) continue;
+                auto it = std::find_if(out.begin(), out.end(),
+                                       [&](const auto& p) { return p.first == g; });
+                if (it == out.end())
+                    out.emplace_back(g, 1);
+                else
+                    ++it->second;
             }
         }
-        auto way_back = [&](const MoeTransfer& tr, std::uint64_t bytes) {
-            const std::uint32_t src = tr.src, dst = tr.dst;
-            const std::uint32_t msg =
-                w_.add_message(MessageSpec{phys(a, dst), phys(a, src), bytes, Time::never(), 0});
-            if (through_nic(tr)) w_.send_via_nic(msg);
-            w_.depend(a.combine_ready[dst], Completion::Done, {TaskKind::Transfer, msg});
-            w_.depend({TaskKind::Transfer, msg}, Completion::Done, {TaskKind::Join, ready[src]});
-            a.combine_sent[dst].push_back(msg);
-        };
-        each_first_hop(t.transfers, a.combine_bytes, low_latency_, way_back);
+    }
+
+    // The last chunk message of each (source, channel, node) queue pair, so the next one
+    // queues behind it: a queue pair executes its work requests in order.
+    std::uint32_t& queue_pair_tail(std::vector<std::uint32_t>& tails, const Chunk& ch) const {
+        const std::uint32_t nodes = spec_.placement.nodes();
+        const std::uint32_t channels = std::max<std::uint32_t>(1, spec_.normal.channels);
+        if (tails.empty()) tails.assign(std::size_t{ep_} * channels * nodes, kNone);
+        return tails[(std::size_t{ch.src} * channels + ch.channel) * nodes + ch.node];
+    }
+
+    // Normal dispatch in the library's order: every chunk is one RDMA write (none for the own
+    // node's, which stays on the GPU) on its channel's queue pair to that node, so a channel's
+    // chunks to one node leave one after another; the first-hop GPU forwards each chunk's
+    // tokens over NVLink to the GPUs of its node that serve them as soon as that chunk is in,
+    // so the two stages overlap. Simplified: the receive rings never fill (their credits are
+    // not modelled), and a chunk's forwarding to one GPU is one message.
+    void dispatch_chunked(AllToAll& a) {
+        std::vector<std::uint32_t> tokens, tails;
+        const std::vector<Chunk> plan = chunks(a, spec_.normal.dispatch_chunk_tokens, tokens);
+        std::vector<std::pair<std::uint32_t, std::uint64_t>> peers;
+        for (const Chunk& ch : plan) {
+            const auto n = static_cast<std::uint64_t>(ch.last - ch.first);
+            TaskRef arrived{TaskKind::Compute, a.attn[ch.src]};
+            if (ch.via != ch.src) {
+                std::uint32_t& tail = queue_pair_tail(tails, ch);
+                const std::uint32_t msg = w_.add_message(MessageSpec{
+                    phys(a, ch.src), phys(a, ch.via), n * a.dispatch_bytes, Time::never(), 0});
+                if (tail == kNone)
+                    w_.depend(arrived, Completion::Done, {TaskKind::Transfer, msg});
+                else
+                    w_.depend({TaskKind::Transfer, tail}, Completion::Sent,
+                              {TaskKind::Transfer, msg});
+                tail = msg;
+                w_.depend({TaskKind::Transfer, msg}, Completion::Done,
+                          {TaskKind::Join, a.gate[ch.via]});
+                ++w_.joins[a.gate[ch.via]].count;
+                a.dispatch_sent[ch.src].push_back(msg);
+                arrived = {TaskKind::Transfer, msg};
+            }
+            peers_of(a, ch, std::span(tokens).subspan(ch.first, ch.last - ch.first), peers);
+            for (const auto& [g, count] : peers) {
+                a.dispatch_sent[ch.via].push_back(add_normal(a, ch.via, g, count * a.dispatch_bytes,
+                                                             arrived, {TaskKind::Join, a.gate[g]}));
+                ++w_.joins[a.gate[g]].count;
+            }
+        }
+    }
+
+    // Normal combine in the library's order, the reverse: per chunk (the combine's own chunk
+    // size), each GPU that served some of its tokens returns them over NVLink to the first-hop
+    // GPU, which reduces the chunk once they and its own experts are in and writes it back.
+    void combine_chunked(AllToAll& a) {
+        auto& ready = *a.ready;
+        std::vector<std::uint32_t> tokens, tails;
+        const std::vector<Chunk> plan = chunks(a, spec_.normal.combine_chunk_tokens, tokens);
+        std::vector<std::pair<std::uint32_t, std::uint64_t>> peers;
+        const std::uint32_t channels = std::max<std::uint32_t>(1, spec_.normal.channels);
+        const std::uint32_t per_node = spec_.placement.gpus_per_node;
+        std::vector<std::uint32_t> returns(std::size_t{ep_} * channels * per_node, kNone);
+        for (const Chunk& ch : plan) {
+            const auto n = static_cast<std::uint64_t>(ch.last - ch.first);
+            // Where the returns go: the chunk's reduction, or straight home on the own node.
+            TaskRef into{TaskKind::Join, ready[ch.src]};
+            std::uint32_t reduced = kNone;
+            if (ch.via != ch.src) {
+                reduced = w_.add_join(JoinSpec{JoinKind::All, 1, Time::zero(), 0});
+                w_.depend({TaskKind::Compute, a.expert[ch.via]}, Completion::Done,
+                          {TaskKind::Join, reduced});
+                into = {TaskKind::Join, reduced};
+            }
+            peers_of(a, ch, std::span(tokens).subspan(ch.first, ch.last - ch.first), peers);
+            for (const auto& [g, count] : peers) {
+                // An expert GPU returns a channel's tokens to one first-hop GPU through one
+                // ring, in order: behind the previous return on it.
+                std::uint32_t& ring = returns[(std::size_t{g} * channels + ch.channel) * per_node +
+                                              ch.via % per_node];
+                const TaskRef after = ring == kNone ? TaskRef{TaskKind::Compute, a.expert[g]}
+                                                    : TaskRef{TaskKind::Transfer, ring};
+                const std::uint32_t msg = w_.add_message(MessageSpec{
+                    phys(a, g), phys(a, ch.via), count * a.combine_bytes, Time::never(), 0});
+                w_.depend(after, ring == kNone ? Completion::Done : Completion::Sent,
+                          {TaskKind::Transfer, msg});
+                w_.depend({TaskKind::Transfer, msg}, Completion::Done, into);
+                ring = msg;
+                a.combine_sent[g].push_back(msg);
+                ++w_.joins[into.index].count;
+            }
+            if (reduced != kNone) {
+                // Written back on the channel's queue pair, behind its previous chunk.
+                std::uint32_t& tail = queue_pair_tail(tails, ch);
+                if (tail != kNone) {
+                    w_.depend({TaskKind::Transfer, tail}, Completion::Sent,
+                              {TaskKind::Join, reduced});
+                    ++w_.joins[reduced].count;
+                }
+                tail = add_normal(a, ch.via, ch.src, n * a.combine_bytes, {TaskKind::Join, reduced},
+                                  {TaskKind::Join, ready[ch.src]});
+                a.combine_sent[ch.via].push_back(tail);
+                ++w_.joins[ready[ch.src]].count;
+            }
+        }
     }
 
     // Normal kernels hold SMs from launch (after the compute before them) until their GPU's

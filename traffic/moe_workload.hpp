@@ -12,8 +12,8 @@
 #include <string_view>
 #include <vector>
 
-#include "models/hardware/moe_compute.hpp"
 #include "models/dag/workload.hpp"
+#include "models/hardware/moe_compute.hpp"
 #include "traffic/moe_traffic.hpp"
 
 namespace clustersim {
@@ -21,7 +21,17 @@ namespace clustersim {
 enum class MoePhase : std::uint8_t { Decode, Prefill, Training };
 inline constexpr std::array<std::string_view, 3> kMoePhaseNames = {"decode", "prefill", "training"};
 /// The key name of a phase (results.json's section name too).
-inline std::string_view phase_name(MoePhase p) { return kMoePhaseNames[static_cast<std::size_t>(p)]; }
+inline std::string_view phase_name(MoePhase p) {
+    return kMoePhaseNames[static_cast<std::size_t>(p)];
+}
+
+/// DeepEP's normal kernels as configured: channels (half the SMs they hold) and the tokens per
+/// RDMA chunk of dispatch and combine (its Config for that many ranks).
+struct NormalKernelConfig {
+    std::uint32_t channels = 12;
+    std::uint32_t dispatch_chunk_tokens = 20;
+    std::uint32_t combine_chunk_tokens = 20;
+};
 
 struct MoeRunSpec {
     MoePhase phase = MoePhase::Decode;
@@ -37,6 +47,7 @@ struct MoeRunSpec {
     std::uint64_t kv_length = 4096;      // decode: context per request; else the prompt length
     std::uint32_t gpu_sms = 0;           // SMs per GPU (0: compute never slows)
     std::uint32_t comm_sms = 0;          // normal mode: SMs DeepEP's dispatch/combine kernels hold
+    NormalKernelConfig normal;           // normal mode, library order: its channels and chunks
     double mtp_acceptance = 0;           // decode: tokens per step are 1 + this per request
     std::uint64_t seed = 1;
 };

@@ -76,7 +76,8 @@ const HardwareCatalog& HardwareCatalog::builtin() {
                                        ": retransmission is go-back-n or selective-repeat");
             p.go_back_n = rtx == "go-back-n";
             p.ack_every = kv.second["ack_every"].as<std::uint32_t>();
-            p.retransmit_timeout_us = kv.second["retransmit_timeout_us"].as<double>();
+            p.ack_timeout_exponent = kv.second["ack_timeout_exponent"].as<std::uint32_t>();
+            p.retry_count = kv.second["retry_count"].as<std::uint32_t>();
             c.nics_[p.name] = p;
         }
         for (const auto& kv : load("nodes.yaml")) {

@@ -72,6 +72,10 @@ void Network::handle(const Event& e) {
         default:
             throw std::logic_error("unknown event kind");
     }
+    // With reliable connections, retransmission timers stay queued after their messages are
+    // acknowledged; once everything is done and nothing is in flight the run is over, so a
+    // timeout far beyond it costs no event and does not stretch its end.
+    if (reliable_ && packets_live_ == 0 && all_finished()) sim_.request_stop();
 }
 
 void Network::service_port(std::uint32_t ch) {
@@ -107,7 +111,7 @@ void Network::service_port(std::uint32_t ch) {
         if (sent_all && dag_.awaited({TaskKind::Transfer, p.message}, Completion::Sent))
             sim_.schedule(tx_end, p.message, kSendDone);
         if (reliable_ && p.kind == PacketKind::Data && transport_.arm_timer(p.message, sim_.now()))
-            sim_.schedule(sim_.now() + params_.retransmit_timeout, p.message, kRetransmitTimer);
+            sim_.schedule(sim_.now() + params_.ack_timeout(), p.message, kRetransmitTimer);
         if (++packets_live_ > packets_peak_) packets_peak_ = packets_live_;
         more = transport_.has_more(ch);
     } else {

@@ -31,7 +31,14 @@ struct NetworkParams {
     Retransmission retransmission = Retransmission::SelectiveRepeat;
     bool complete_on_ack = false;  // sim.completion: sender-ack (htsim's completion time)
     std::uint32_t ack_every = 8;   // ACK coalescing: one per this many packets (and the last)
-    Time retransmit_timeout = Time::from_us(100);
+    // An RC queue pair's local ACK timeout, 4.096 us x 2^exponent (IBTA; exponent 0: none),
+    // and the retries after a timeout before it fails (at most 7): NCCL's and NVSHMEM's 20 and 7.
+    std::uint32_t ack_timeout_exponent = 20;
+    std::uint32_t retry_count = 7;
+    Time ack_timeout() const {
+        if (ack_timeout_exponent == 0) return Time::never();
+        return Time::from_ps(4'096'000ll << ack_timeout_exponent);
+    }
     // PFC (shared-buffer switches): an ingress pauses its upstream port when it holds more than
     // pfc_alpha x the switch's free shared buffer (dynamic thresholds), resumes two packets
     // below that; each ingress keeps headroom for what arrives while the pause travels.

@@ -336,7 +336,7 @@ bool RdmaTransport::select_eligible(std::uint32_t ch, Time now, Time& at) {
 
 bool RdmaTransport::arm_timer(std::uint32_t m, Time now) {
     Outgoing& o = outgoing_[m];
-    if (o.timer || o.failed) return false;
+    if (o.timer || o.failed || params_.ack_timeout() == Time::never()) return false;
     o.timer = true;
     o.last_progress = now;
     return true;
@@ -350,14 +350,14 @@ std::uint32_t RdmaTransport::on_timer(std::uint32_t m, Time now, Time& next) {
         o.timer = false;
         return kNone;
     }
-    // A fixed timer, as RC NICs run it (no exponential backoff; IRN's RTO is fixed too).
-    const Time due = o.last_progress + params_.retransmit_timeout;
+    // A fixed timer, as RC NICs run it (no exponential backoff).
+    const Time due = o.last_progress + params_.ack_timeout();
     if (now < due) {
         next = due;
         return kNone;
     }
     ++counters_.timeouts;
-    if (++o.retries > kRetryLimit) {
+    if (++o.retries > params_.retry_count) {
         // The queue pair enters its error state, as an RC QP does past its retry count: it
         // sends nothing more and ignores late ACKs and NACKs; the run will report it stalled.
         o.timer = false;
@@ -377,7 +377,7 @@ std::uint32_t RdmaTransport::on_timer(std::uint32_t m, Time now, Time& next) {
     o.next_packet = std::min(o.next_packet, o.acked);
     o.resend = kNone;
     o.last_progress = now;
-    next = now + params_.retransmit_timeout;
+    next = now + params_.ack_timeout();
     reactivate(m);
     return sender_channel(m);
 }

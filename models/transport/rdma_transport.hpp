@@ -8,8 +8,9 @@
 // message is one: the receiver ACKs cumulatively every ack_every packets and NACKs a gap (a
 // go-back-N NIC discards what arrives past it, a selective-repeat NIC places it); the sender
 // resends from the NACKed packet (go-back-N) or just that packet (selective repeat), and after
-// a fixed timeout without progress from its last ACK, giving up after kRetryLimit + 1 expiries
-// in a row (the InfiniBand retry count; the work request then fails with a retry error). ACKs
+// the queue pair's local ACK timeout without progress from its last ACK, giving up after
+// retry_count + 1 expiries in a row (the InfiniBand retry count; the work request then fails
+// with a retry error). ACKs
 // and NACKs are packets: they queue, cross links and can be dropped like data. CNPs and the
 // congestion-control window will live here too.
 #include <algorithm>
@@ -48,7 +49,7 @@ struct TransportCounters {
     std::uint64_t acks = 0, nacks = 0;         // control packets sent
     std::uint64_t timeouts = 0;                // retransmission timers that expired
     std::uint64_t connections_failed =
-        0;                   // messages given up after kRetryLimit timeouts in a row (each once)
+        0;  // messages given up after retry_count + 1 timeouts in a row (once each)
     std::uint64_t cnps = 0;  // congestion notifications sent by receivers
 };
 
@@ -102,7 +103,6 @@ class RdmaTransport {
     /// Message m's timer event: the channel to service (kNone if none); `next` is when to look
     /// again (never: the timer stops).
     std::uint32_t on_timer(std::uint32_t m, Time now, Time& next);
-    static constexpr std::uint32_t kRetryLimit = 7;
     /// Bytes it keeps per message: state, receiver, entropy, rate, and what reliable
     /// connections and paced (congestion-controlled) senders add (run estimates).
     static std::uint64_t bytes_per_message(bool reliable, bool paced) {
@@ -134,7 +134,7 @@ class RdmaTransport {
         Time last_progress;
         bool active = false;  // in its sender's round-robin
         bool timer = false;   // a timer event is pending
-        bool failed = false;  // past kRetryLimit timeouts: the queue pair is in its error state
+        bool failed = false;  // past its retries: the queue pair is in its error state
     };
     std::uint32_t sender_channel(std::uint32_t m) const;
     struct Receiver {

@@ -12,6 +12,7 @@
 #include "topologies/topology_kinds.hpp"
 
 #include "traffic/connection_matrix.hpp"
+#include "traffic/deepep_config.hpp"
 #include "traffic/expert_load.hpp"
 #include "traffic/message_csv.hpp"
 #include "traffic/workload_kinds.hpp"
@@ -208,7 +209,8 @@ NetworkParams network_params(const Scenario& s, const Topology& fabric) {
     p.retransmission =
         s.network.go_back_n ? Retransmission::GoBackN : Retransmission::SelectiveRepeat;
     p.ack_every = s.network.ack_every;
-    p.retransmit_timeout = Time::from_us(s.network.retransmit_timeout_us);
+    p.ack_timeout_exponent = s.network.ack_timeout_exponent;
+    p.retry_count = s.network.retry_count;
     p.complete_on_ack = s.sim.complete_on_ack;
     p.pfc_alpha = s.network.pfc_alpha;
     p.sample_period = Time::from_us(s.sim.sample_us);
@@ -309,6 +311,7 @@ MoeTrafficParams moe_traffic_params(const Scenario& s) {
     t.tokens_per_gpu = w.tokens_per_gpu;
     t.shared_expert_remote = w.shared_expert_remote;
     t.intranode_via_rdma = w.intranode_via_rdma;
+    t.issue_order = w.destination_sorted ? IssueOrder::DestinationSorted : IssueOrder::Library;
     return t;
 }
 
@@ -361,6 +364,9 @@ MoeRunSpec moe_run_spec(const Scenario& s, std::uint32_t endpoints) {
     spec.kv_length = w.kv_length;
     spec.gpu_sms = n.sms;
     spec.comm_sms = w.comm_sms;
+    // The channels DeepEP's kernels make come from the SMs they use, also when the scenario
+    // does not model the SMs they take from compute (comm_sms 0).
+    spec.normal = deepep_normal_config(w.ep_size, w.comm_sms > 0 ? w.comm_sms : n.comm_sms);
     spec.mtp_acceptance = w.mtp_acceptance;
     spec.seed = s.seed;
     return spec;
@@ -385,11 +391,22 @@ MoeStepShape moe_step_shape(const Scenario& s, bool whole_step) {
     shape.top_k = m.top_k;
     shape.remote_copies = w.shared_expert_remote ? m.shared_experts : 0;
     shape.max_nodes_per_token = w.max_nodes_per_token;
+    shape.expert_slots = std::uint64_t{m.routed_experts} + w.redundant_experts;
     shape.low_latency = !w.normal_mode;
     shape.hold_sms = w.normal_mode && w.comm_sms > 0;
+    shape.chunked = !w.destination_sorted;
+    const NormalKernelConfig normal =
+        deepep_normal_config(w.ep_size, w.comm_sms > 0 ? w.comm_sms : s.cluster.preset.comm_sms);
+    shape.channels = normal.channels;
+    shape.dispatch_chunk_tokens = normal.dispatch_chunk_tokens;
+    shape.combine_chunk_tokens = normal.combine_chunk_tokens;
     // Training's backward all-to-alls carry BF16 both ways: the larger of the two then.
-    const std::uint64_t fp8 = dispatch_payload_bytes(m.hidden) + dispatch_scale_bytes(m.hidden);
-    const std::uint64_t bf16 = combine_payload_bytes(m.hidden);
+    const std::uint64_t fp8 = w.normal_mode ? normal_dispatch_record_bytes(m.hidden, m.top_k)
+                                            : dispatch_payload_bytes(m.hidden) +
+                                                  dispatch_scale_bytes(m.hidden) +
+                                                  kLowLatencyDispatchHeaderBytes;
+    const std::uint64_t bf16 = w.normal_mode ? normal_combine_record_bytes(m.hidden, m.top_k)
+                                             : combine_payload_bytes(m.hidden);
     shape.dispatch_bytes_per_token = w.phase == MoePhase::Training ? std::max(fp8, bf16) : fp8;
     shape.combine_bytes_per_token = bf16;
     return shape;

@@ -125,7 +125,7 @@ std::string run_stop_report(const Scenario& s, const PreparedRun& p, const Simul
             "({} bytes dropped; {} connections failed after {} retransmission timeouts in a "
             "row):\n",
             r.end_time.us(), unfinished, w.messages.size(), r.counters.payload_dropped,
-            r.counters.connections_failed, RdmaTransport::kRetryLimit + 1);
+            r.counters.connections_failed, s.network.retry_count + 1);
     return out + unfinished_report(w, r, 20);
 }
 

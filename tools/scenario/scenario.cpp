@@ -151,8 +151,8 @@ class Filler {
         n.go_back_n = text_or("network.retransmission",
                               nic->go_back_n ? "go-back-n" : "selective-repeat") == "go-back-n";
         n.ack_every = u32_or("network.ack_every", nic->ack_every);
-        n.retransmit_timeout_us =
-            number_or("network.retransmit_timeout_us", nic->retransmit_timeout_us);
+        n.ack_timeout_exponent = u32_or("network.ack_timeout_exponent", nic->ack_timeout_exponent);
+        n.retry_count = u32_or("network.retry_count", nic->retry_count);
         n.congestion_control = text_or("network.congestion_control", "none");
         n.ecn_kmin_bytes = integer_or("network.ecn_kmin_bytes", 100000);
         n.ecn_kmax_bytes = integer_or("network.ecn_kmax_bytes", 400000);
@@ -259,6 +259,7 @@ class Filler {
         w.hot_experts = u32_or("workload.hot_experts", 8);
         w.hot_factor = number_or("workload.hot_factor", 10.0);
         w.intranode_via_rdma = text_or("workload.intranode_via", "nvlink") == "rdma";
+        w.destination_sorted = text_or("workload.issue_order", "library") == "destination-sorted";
         w.shared_expert_remote = text_or("workload.shared_expert_remote", "false") == "true";
         w.kv_length = u32_or("workload.kv_length", 4096);
         w.redundant_experts = u32_or("workload.redundant_experts", 0);

@@ -74,7 +74,8 @@ struct Scenario {
         std::uint64_t ecn_kmin_bytes = 100000, ecn_kmax_bytes = 400000;
         double ecn_pmax = 0.2;
         std::uint32_t ack_every = 8;
-        double retransmit_timeout_us = 100;
+        std::uint32_t ack_timeout_exponent = 20;
+        std::uint32_t retry_count = 7;
         std::string congestion_control = "none";
         CongestionControlParams cc;  // the algorithm's parameters, parsed by its row
         double extra_latency_us = 0;
@@ -100,6 +101,7 @@ struct Scenario {
         std::uint32_t hot_experts = 8;
         double hot_factor = 10.0;
         bool intranode_via_rdma = false;
+        bool destination_sorted = false;  // issue_order: destination-sorted (else library)
         bool shared_expert_remote = false;
         std::uint32_t kv_length = 4096;
         std::uint32_t redundant_experts = 0;

@@ -137,7 +137,8 @@ static std::vector<KeySpec> core_keys() {
                names_of(routing_policies()), "switch preset (static for InfiniBand, ecmp for Ethernet)", "path choice among a switch's candidate outputs (models/routing/)"),
         choice("network.retransmission", {"go-back-n", "selective-repeat"}, {}, "NIC preset (cx6: go-back-n; cx7, cx8: selective-repeat)", "a packet past a gap: discarded and NACKed, the sender resending from there; or placed out of order, only the missing packet resent. Go-back-N turns on ACKs"),
         integer("network.ack_every", 1, 1e6, "NIC preset (8, assumption)", "ACK coalescing: one cumulative ACK per this many packets, and one for the last"),
-        number("network.retransmit_timeout_us", 1e-3, 1e9, "NIC preset (100, IRN's RTO)", "retransmission timer, from the last ACK progress; 7 expiries in a row fail the connection"),
+        integer("network.ack_timeout_exponent", 0, 31, "NIC preset (20, as NCCL and NVSHMEM set it)", "RC local ACK timeout 4.096 us x 2^exponent from the last ACK progress (0: none)"),
+        integer("network.retry_count", 0, 7, "NIC preset (7)", "retries after a timeout; one more expiry in a row fails the connection"),
         choice("network.congestion_control", known_names({"none", "dcqcn", "hpcc", "timely", "swift"}, names_of(congestion_controls())),
                names_of(congestion_controls()), "none", "sender congestion control (models/congestion/); InfiniBand's own (FECN/BECN) is not modelled"),
         integer("network.ecn_kmin_bytes", 0, 1e12, "100000 (assumption, see docs/network-model.md)", "ECN (RED): no mark while the egress queue holds fewer bytes"),
@@ -204,6 +205,7 @@ static std::vector<KeySpec> core_keys() {
         integer("workload.hot_experts", 0, 1e6, "8", "hot experts (gating: hot)"),
         number("workload.hot_factor", 1, 1e6, "10", "how many times likelier a hot expert is (gating: hot)"),
         choice("workload.intranode_via", {"nvlink", "rdma"}, {}, "nvlink", "low-latency: own-node destinations over NVLink or through the NIC"),
+        choice("workload.issue_order", {"library", "destination-sorted"}, {}, "library", "how each GPU issues its all-to-all messages: DeepEP's order (low-latency token by token; normal in chunks per channel, NVLink forwarding pipelined), or grouped by destination (comparison only)"),
         boolean("workload.shared_expert_remote", "false", "count shared experts as network destinations (the ISCA '25 bound does)"),
     };
 }
