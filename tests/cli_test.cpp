@@ -179,6 +179,14 @@ TEST_CASE(
         // The run ends with its last useful event, not at a stale timer's expiry.
         CHECK(j["sim"]["sim_time_us"].get<double>() - makespan_us < 10);
     }
+    // ConnectX's adaptive retransmission from 16 us: the same losses recovered in milliseconds.
+    const auto r = run_cli("run " + (dir / "s.yaml").string() +
+                           " --set network.adaptive_retransmission_ns=16000 --json");
+    REQUIRE(r.exit_code == 0);
+    const Json j = Json::parse(r.out);
+    CHECK(j["network"]["connections_failed"] == 0);
+    CHECK(j["network"]["retransmit_timeouts"].get<std::uint64_t>() > 0);
+    CHECK(j["messages"]["makespan_us"].get<double>() < 10'000);
 }
 
 // Every folder of scenarios (table3/, moe/ too; sweeps/ holds sweep files, loaded by the sweep

@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <vector>
+
 #include "models/transport/rdma_transport.hpp"
 #include "support.hpp"
 
@@ -139,6 +141,48 @@ TEST_CASE("an RC queue pair's local ACK timeout is 4.096 us x 2^exponent, none a
     lossy.ack_timeout_exponent = 0;
     RdmaTransport t(f.topology.graph, w, lossy, nullptr);
     CHECK_FALSE(t.arm_timer(0, Time::zero()));
+}
+
+TEST_CASE(
+    "ConnectX's adaptive timer starts short, doubles per timeout up to the queue pair's and "
+    "fails only after ack timeout x retry count without progress",
+    "[transport]") {
+    const TestFabric f(small_ft2(4, 2));
+    Workload w;
+    w.add_message(MessageSpec{.src = 0, .dst = 1, .bytes = 8 * 4096, .start = Time::zero()});
+    NetworkParams params = ib_params();
+    params.flow_control = FlowControl::Lossy;
+    params.ack_timeout_exponent = 4;  // 65.536 us
+    params.retry_count = 2;
+    params.adaptive_initial_timeout = Time::from_us(16);
+    CHECK(params.first_timeout() == Time::from_us(16));
+    RdmaTransport t(f.topology.graph, w, params, nullptr);
+    const std::uint32_t ch = t.enqueue(0);
+    bool last = false;
+    (void)t.take_packet(ch, Time::zero(), Time::zero(), last);
+    REQUIRE(t.arm_timer(0, Time::zero()));
+    Time next;
+    // Early: not due yet, it says when.
+    CHECK(t.on_timer(0, Time::from_us(10), next) == kNone);
+    CHECK(next == Time::from_us(16));
+    // Due at 16 us; then 32, 64 and capped at the queue pair's 65.536 us.
+    std::vector<Time> gaps;
+    Time now = Time::from_us(16);
+    while (t.counters().connections_failed == 0) {
+        (void)t.on_timer(0, now, next);
+        if (next == Time::never()) break;
+        gaps.push_back(next - now);
+        now = next;
+    }
+    REQUIRE(gaps.size() >= 3);
+    CHECK(gaps[0] == Time::from_us(32));
+    CHECK(gaps[1] == Time::from_us(64));
+    CHECK(gaps[2] == params.ack_timeout());
+    // It fails once no progress came for 2 x 65.536 us, after more timeouts than the retry
+    // count would allow the fixed timer.
+    CHECK(t.counters().connections_failed == 1);
+    CHECK(now >= Time::from_ps(2 * params.ack_timeout().ps()));
+    CHECK(t.counters().timeouts > params.retry_count + 1);
 }
 
 TEST_CASE(

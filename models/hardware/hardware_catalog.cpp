@@ -78,6 +78,8 @@ const HardwareCatalog& HardwareCatalog::builtin() {
             p.ack_every = kv.second["ack_every"].as<std::uint32_t>();
             p.ack_timeout_exponent = kv.second["ack_timeout_exponent"].as<std::uint32_t>();
             p.retry_count = kv.second["retry_count"].as<std::uint32_t>();
+            p.adaptive_retransmission_ns =
+                kv.second["adaptive_retransmission_ns"].as<std::uint64_t>();
             c.nics_[p.name] = p;
         }
         for (const auto& kv : load("nodes.yaml")) {

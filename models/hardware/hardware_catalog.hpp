@@ -37,8 +37,9 @@ struct NicPreset {
     bool multi_plane_spray = false;  // multi_plane: spray (else bond)
     bool go_back_n = false;          // retransmission: go-back-n (else selective-repeat)
     std::uint32_t ack_every = 1;
-    std::uint32_t ack_timeout_exponent = 20;  // RC local ACK timeout 4.096 us x 2^this
-    std::uint32_t retry_count = 7;            // retries after a timeout before the QP fails
+    std::uint32_t ack_timeout_exponent = 20;       // RC local ACK timeout 4.096 us x 2^this
+    std::uint32_t retry_count = 7;                 // retries after a timeout before the QP fails
+    std::uint64_t adaptive_retransmission_ns = 0;  // ConnectX adaptive timer's start (0: off)
 };
 
 struct NodePreset {

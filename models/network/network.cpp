@@ -111,7 +111,7 @@ void Network::service_port(std::uint32_t ch) {
         if (sent_all && dag_.awaited({TaskKind::Transfer, p.message}, Completion::Sent))
             sim_.schedule(tx_end, p.message, kSendDone);
         if (reliable_ && p.kind == PacketKind::Data && transport_.arm_timer(p.message, sim_.now()))
-            sim_.schedule(sim_.now() + params_.ack_timeout(), p.message, kRetransmitTimer);
+            sim_.schedule(sim_.now() + params_.first_timeout(), p.message, kRetransmitTimer);
         if (++packets_live_ > packets_peak_) packets_peak_ = packets_live_;
         more = transport_.has_more(ch);
     } else {

@@ -1,5 +1,6 @@
 #pragma once
 // Run-time parameters of the packet network shared by its parts.
+#include <algorithm>
 #include <cstdint>
 
 #include "models/congestion/congestion_controls.hpp"
@@ -38,6 +39,29 @@ struct NetworkParams {
     Time ack_timeout() const {
         if (ack_timeout_exponent == 0) return Time::never();
         return Time::from_ps(4'096'000ll << ack_timeout_exponent);
+    }
+    // ConnectX's adaptive retransmission (RoCE, NVIDIA's ROCE_ACCL register), when not zero:
+    // the timer starts at this, doubles on each timeout in a row up to ack_timeout(), returns
+    // to it on progress, and the queue pair fails only after ack_timeout() x retry_count
+    // without progress (the profile's qp_total_timeout). One timeout range, not randomised per
+    // queue pair: a simplification of the firmware's profile.
+    Time adaptive_initial_timeout;
+    /// The timer a queue pair starts with.
+    Time first_timeout() const {
+        return adaptive_initial_timeout > Time::zero()
+                   ? std::min(adaptive_initial_timeout, longest_timeout())
+                   : ack_timeout();
+    }
+    /// What the adaptive timer grows to: the queue pair's timeout (the IBTA's longest, 4.096 us
+    /// x 2^31, when it has none).
+    Time longest_timeout() const {
+        return ack_timeout_exponent == 0 ? Time::from_ps(4'096'000ll << 31) : ack_timeout();
+    }
+    /// Adaptive: how long without progress before the queue pair fails (never without a
+    /// queue-pair timeout).
+    Time adaptive_total_timeout() const {
+        if (ack_timeout_exponent == 0) return Time::never();
+        return Time::from_ps(ack_timeout().ps() * std::max<std::uint32_t>(1, retry_count));
     }
     // PFC (shared-buffer switches): an ingress pauses its upstream port when it holds more than
     // pfc_alpha x the switch's free shared buffer (dynamic thresholds), resumes two packets

@@ -271,7 +271,9 @@ std::uint32_t RdmaTransport::on_control(const Packet& p, Time now, bool& acked_a
         const bool was_done = o.acked == total;
         o.acked = p.sequence;
         o.last_progress = now;
+        o.progressed = now;
         o.retries = 0;
+        o.timeout = params_.first_timeout();
         acked_all = !was_done && o.acked == total;
     }
     if (p.kind != PacketKind::Nack || p.sequence >= o.sent_through)
@@ -339,6 +341,10 @@ bool RdmaTransport::arm_timer(std::uint32_t m, Time now) {
     if (o.timer || o.failed || params_.ack_timeout() == Time::never()) return false;
     o.timer = true;
     o.last_progress = now;
+    if (o.timeout == Time::zero()) {  // the queue pair's first packet
+        o.progressed = now;
+        o.timeout = params_.first_timeout();
+    }
     return true;
 }
 
@@ -350,14 +356,20 @@ std::uint32_t RdmaTransport::on_timer(std::uint32_t m, Time now, Time& next) {
         o.timer = false;
         return kNone;
     }
-    // A fixed timer, as RC NICs run it (no exponential backoff).
-    const Time due = o.last_progress + params_.ack_timeout();
+    // The IBTA timer is fixed (no backoff); ConnectX's adaptive one doubles per timeout in a
+    // row, up to the queue pair's own.
+    const Time due = o.last_progress + o.timeout;
     if (now < due) {
         next = due;
         return kNone;
     }
     ++counters_.timeouts;
-    if (++o.retries > params_.retry_count) {
+    ++o.retries;
+    const bool adaptive = params_.adaptive_initial_timeout > Time::zero();
+    const bool give_up = adaptive ? now - o.progressed >= params_.adaptive_total_timeout()
+                                  : o.retries > params_.retry_count;
+    if (adaptive) o.timeout = std::min(params_.longest_timeout(), o.timeout + o.timeout);
+    if (give_up) {
         // The queue pair enters its error state, as an RC QP does past its retry count: it
         // sends nothing more and ignores late ACKs and NACKs; the run will report it stalled.
         o.timer = false;
@@ -377,7 +389,7 @@ std::uint32_t RdmaTransport::on_timer(std::uint32_t m, Time now, Time& next) {
     o.next_packet = std::min(o.next_packet, o.acked);
     o.resend = kNone;
     o.last_progress = now;
-    next = now + params_.ack_timeout();
+    next = now + o.timeout;
     reactivate(m);
     return sender_channel(m);
 }

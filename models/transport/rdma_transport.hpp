@@ -131,10 +131,12 @@ class RdmaTransport {
         std::uint32_t acked = 0;         // every sequence below it is acknowledged
         std::uint32_t resend = kNone;    // selective repeat: a missing packet to send first
         std::uint32_t retries = 0;       // timeouts in a row without progress
-        Time last_progress;
-        bool active = false;  // in its sender's round-robin
-        bool timer = false;   // a timer event is pending
-        bool failed = false;  // past its retries: the queue pair is in its error state
+        Time last_progress;              // or the last timeout: the timer runs from it
+        Time progressed;                 // the last ACK progress itself (or the first send)
+        Time timeout;                    // the timer's current length
+        bool active = false;             // in its sender's round-robin
+        bool timer = false;              // a timer event is pending
+        bool failed = false;             // past its retries: the queue pair is in its error state
     };
     std::uint32_t sender_channel(std::uint32_t m) const;
     struct Receiver {

@@ -211,6 +211,8 @@ NetworkParams network_params(const Scenario& s, const Topology& fabric) {
     p.ack_every = s.network.ack_every;
     p.ack_timeout_exponent = s.network.ack_timeout_exponent;
     p.retry_count = s.network.retry_count;
+    p.adaptive_initial_timeout =
+        Time::from_ps(static_cast<std::int64_t>(s.network.adaptive_retransmission_ns) * 1000);
     p.complete_on_ack = s.sim.complete_on_ack;
     p.pfc_alpha = s.network.pfc_alpha;
     p.sample_period = Time::from_us(s.sim.sample_us);

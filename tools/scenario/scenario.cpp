@@ -153,6 +153,8 @@ class Filler {
         n.ack_every = u32_or("network.ack_every", nic->ack_every);
         n.ack_timeout_exponent = u32_or("network.ack_timeout_exponent", nic->ack_timeout_exponent);
         n.retry_count = u32_or("network.retry_count", nic->retry_count);
+        n.adaptive_retransmission_ns =
+            integer_or("network.adaptive_retransmission_ns", nic->adaptive_retransmission_ns);
         n.congestion_control = text_or("network.congestion_control", "none");
         n.ecn_kmin_bytes = integer_or("network.ecn_kmin_bytes", 100000);
         n.ecn_kmax_bytes = integer_or("network.ecn_kmax_bytes", 400000);

@@ -76,6 +76,7 @@ struct Scenario {
         std::uint32_t ack_every = 8;
         std::uint32_t ack_timeout_exponent = 20;
         std::uint32_t retry_count = 7;
+        std::uint64_t adaptive_retransmission_ns = 0;
         std::string congestion_control = "none";
         CongestionControlParams cc;  // the algorithm's parameters, parsed by its row
         double extra_latency_us = 0;

@@ -139,6 +139,7 @@ static std::vector<KeySpec> core_keys() {
         integer("network.ack_every", 1, 1e6, "NIC preset (8, assumption)", "ACK coalescing: one cumulative ACK per this many packets, and one for the last"),
         integer("network.ack_timeout_exponent", 0, 31, "NIC preset (20, as NCCL and NVSHMEM set it)", "RC local ACK timeout 4.096 us x 2^exponent from the last ACK progress (0: none)"),
         integer("network.retry_count", 0, 7, "NIC preset (7)", "retries after a timeout; one more expiry in a row fails the connection"),
+        integer("network.adaptive_retransmission_ns", 0, 1e9, "NIC preset (0: off)", "ConnectX adaptive retransmission (RoCE): the timer starts here, doubles per timeout up to the queue pair's, resets on progress; fails after ack timeout x retry_count without progress"),
         choice("network.congestion_control", known_names({"none", "dcqcn", "hpcc", "timely", "swift"}, names_of(congestion_controls())),
                names_of(congestion_controls()), "none", "sender congestion control (models/congestion/); InfiniBand's own (FECN/BECN) is not modelled"),
         integer("network.ecn_kmin_bytes", 0, 1e12, "100000 (assumption, see docs/network-model.md)", "ECN (RED): no mark while the egress queue holds fewer bytes"),
