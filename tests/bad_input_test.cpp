@@ -88,11 +88,10 @@ TEST_CASE("an unknown value and a reserved feature are bad input", "[cli][input]
     expect_bad_input({kGood + "network:\n  routing: magic\n", "", "s.yaml:4:12: network.routing",
                       "unknown value 'magic'"},
                      "enum");
-    // A name the contract reserves for later work (sim.replicates) is an unknown key until it
-    // is built.
-    expect_bad_input(
-        {kGood + "sim:\n  replicates: 3\n", "", "s.yaml:4:3: sim.replicates", "unknown key"},
-        "reserved");
+    // A name the contract reserves for later work (sim.threads) is an unknown key until it is
+    // built.
+    expect_bad_input({kGood + "sim:\n  threads: 3\n", "", "s.yaml:4:3: sim.threads", "unknown key"},
+                     "reserved");
 }
 
 TEST_CASE("a malformed connection-matrix line names the trace file, line and column",

@@ -24,7 +24,8 @@ int run(const CheckOptions& o) {
         fmt::print(stderr, "clustersim: check needs a scenario file (or --schema)\n");
         return kExitBadInput;
     }
-    const ScenarioEstimate e = estimate_scenario(load(o.scenario));
+    const Scenario scenario = load(o.scenario);
+    const ScenarioEstimate e = estimate_scenario(scenario);
     const std::string& file = o.scenario.scenario;
     if (!e.has_workload) {
         fmt::print("{}: ok ({} of {} NICs, no workload)\n", file, e.fabric_kind,
@@ -34,12 +35,17 @@ int run(const CheckOptions& o) {
     const RunEstimate& est = e.run;
     fmt::print(
         "{}: ok ({}; {} messages, about {} packets, at most about {} events{}; memory about {}: "
-        "fabric {}, routes {}, workload {}, packets {})\n",
+        "fabric {}, routes {}, workload {}, packets {}){}\n",
         file, e.what, est.messages, est.packets, est.events,
         est.gating_scores ? fmt::format(", {} gating scores", est.gating_scores) : std::string(),
         format_bytes(est.memory_bytes()), format_bytes(est.fabric_bytes),
         format_bytes(est.routes_bytes), format_bytes(est.workload_bytes),
-        format_bytes(est.packet_bytes));
+        format_bytes(est.packet_bytes),
+        scenario.sim.replicates > 1
+            ? fmt::format("; per seed: {} replicates run one after another (about twice that "
+                          "memory at the peak)",
+                          scenario.sim.replicates)
+            : std::string());
     return kExitOk;
 }
 

@@ -7,6 +7,7 @@
 
 #include "tools/clustersim/commands.hpp"
 #include "tools/scenario/estimate.hpp"
+#include "tools/scenario/replicates.hpp"
 #include "tools/scenario/results_json.hpp"
 #include "tools/scenario/results_trace.hpp"
 #include "tools/scenario/run.hpp"
@@ -47,7 +48,7 @@ int run(const RunOptions& o) {
                    "few million a second); sim.max_events or sim.max_time_us bound it\n",
                    static_cast<double>(est.events));
     if (!o.out_dir.empty()) prepare_output_dir(o.out_dir);
-    const RunOutcome outcome = execute_run(s, prepared, !o.quiet && !o.scenario.json);
+    const RunOutcome outcome = run_replicates(s, prepared, !o.quiet && !o.scenario.json);
     if (!o.out_dir.empty()) write_run_outputs(o.out_dir, s, prepared, outcome, o.trace_limit);
     if (o.scenario.json)
         std::cout << json_text(outcome.results, 2) << "\n";

@@ -129,6 +129,7 @@ struct Scenario {
         std::uint64_t max_events = 0;  // 0: no limit
         double max_memory_gb = 0;      // 0: three quarters of the machine's memory
         std::uint64_t sample_rows = 1000000;
+        std::uint32_t replicates = 1;  // seeds run: seed .. seed + replicates - 1
     } sim;
 
     std::map<std::string, SourcePosition> positions;

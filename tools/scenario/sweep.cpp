@@ -19,6 +19,7 @@
 #include "tools/scenario/loader.hpp"
 #include "tools/scenario/output_files.hpp"
 #include "tools/scenario/pareto.hpp"
+#include "tools/scenario/replicates.hpp"
 #include "tools/scenario/run.hpp"
 
 namespace clustersim {
@@ -143,7 +144,7 @@ Json run_point(const SweepSpec& spec, const SweepPoint& point) {
                 break;  // nothing random in a price
             }
             const PreparedRun prepared = prepare_run(s);
-            const RunOutcome o = execute_run(s, prepared, false);
+            const RunOutcome o = run_replicates(s, prepared, false);
             Json run;
             run["seed"] = s.seed;
             run["status"] = o.results["status"];

@@ -1,0 +1,29 @@
+#pragma once
+// sim.replicates: one scenario under seeds seed, seed + 1, ..., seed + N - 1 (the gating, the
+// placements drawn and the hashes change with it). The first seed's document is kept whole;
+// every headline number K of its decode, prefill and training sections becomes the mean over
+// the replicates that completed, K_ci95 the half-width of its 95 % Student-t interval, and the
+// section gains `replicates`. Integers (counts such as simulated_layers) are left as they are.
+#include <array>
+#include <span>
+#include <string_view>
+
+#include "tools/scenario/run.hpp"
+
+namespace clustersim {
+
+inline constexpr std::array<std::string_view, 3> kReplicatedSections = {"decode", "prefill",
+                                                                        "training"};
+
+/// Half-width of the 95 % interval of the mean of `values` (0 with fewer than two).
+double ci95_half_width(std::span<const double> values);
+
+/// Folds the documents of completed replicates (`all`, the first's included) into `first`;
+/// with fewer than `requested`, the sections say how many did not complete.
+void summarise_replicates(Json& first, std::span<const Json> all, std::uint32_t requested);
+
+/// Runs a prepared scenario and, with sim.replicates > 1, its other seeds (each prepared and
+/// run in turn), returning the first run with its headline sections summarised.
+RunOutcome run_replicates(const Scenario& s, const PreparedRun& prepared, bool progress);
+
+}  // namespace clustersim
