@@ -130,6 +130,20 @@ TEST_CASE("with seeds a sweep reports each metric's mean and 95 % interval", "[s
     CHECK(s.csv.find("makespan_us_ci95") != std::string::npos);
 }
 
+TEST_CASE("a sweep's replicates are its seeds: sim.replicates in a point is refused, located",
+          "[sweep][input]") {
+    const SweepSummary s = sweep(
+        "base:\n  cluster: {node: none}\n  topology: {kind: ft2, switch_radix: 8}\n"
+        "  workload: {kind: permutation, message_bytes: 64KiB}\n  sim: {replicates: 2}\n"
+        "grid:\n  network.link_rate_gbps: [400]\n",
+        "replicates", 1);
+    REQUIRE(s.points == 1);
+    const Json& p = s.json["points"][0];
+    CHECK(p["status"] == "error");
+    CHECK(p["error"].get<std::string>().find("sim.replicates") != std::string::npos);
+    CHECK(p["error"].get<std::string>().find("seeds: N") != std::string::npos);
+}
+
 TEST_CASE("a bad sweep file is one located line", "[sweep][input]") {
     const auto dir = temp_dir("sweep-bad");
     auto error_of = [&](const std::string& yaml) {

@@ -19,7 +19,7 @@
 #include "tools/scenario/loader.hpp"
 #include "tools/scenario/output_files.hpp"
 #include "tools/scenario/pareto.hpp"
-#include "tools/scenario/replicates.hpp"
+#include "tools/scenario/replicates.hpp"  // ci95_half_width
 #include "tools/scenario/run.hpp"
 
 namespace clustersim {
@@ -85,15 +85,6 @@ Json metrics_of(const Scenario& s, const Json& r, const std::string& objective) 
     return m;
 }
 
-// Student's t at 97.5 % for n - 1 degrees of freedom (n = 2..31), then the normal's 1.96.
-double t975(std::size_t n) {
-    static constexpr double kT[] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306,
-                                    2.262,  2.228, 2.201, 2.179, 2.160, 2.145, 2.131, 2.120,
-                                    2.110,  2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
-                                    2.060,  2.056, 2.052, 2.048, 2.045, 2.042};
-    return n >= 2 && n - 2 < std::size(kT) ? kT[n - 2] : 1.96;
-}
-
 // RFC 4180: a field holding a comma, a quote or a line break is quoted, its quotes doubled.
 std::string csv_cell(const std::string& v) {
     if (v.find_first_of(",\"\r\n") == std::string::npos) return v;
@@ -124,6 +115,11 @@ Json run_point(const SweepSpec& spec, const SweepPoint& point) {
         for (std::uint32_t k = 0; k < spec.seeds; ++k) {
             Scenario s = load_scenario_text(
                 spec.base_text, spec.base_file.empty() ? spec.file : spec.base_file, point.sets);
+            // A sweep's replicates are its seeds: a point does not replicate again inside.
+            if (s.sim.replicates > 1)
+                throw s.error_at("sim.replicates",
+                                 "a sweep runs its points' seeds itself (expected the sweep "
+                                 "file's seeds: N instead)");
             s.seed += k;
             if (s.workload.kind.empty()) {
                 // A cost-only sweep (no workload): the inventory and its price, as `topo` gives.
@@ -144,7 +140,7 @@ Json run_point(const SweepSpec& spec, const SweepPoint& point) {
                 break;  // nothing random in a price
             }
             const PreparedRun prepared = prepare_run(s);
-            const RunOutcome o = run_replicates(s, prepared, false);
+            const RunOutcome o = execute_run(s, prepared, false);
             Json run;
             run["seed"] = s.seed;
             run["status"] = o.results["status"];
@@ -175,13 +171,9 @@ Json summarise(const Json& rec) {
         double mean = 0;
         for (double x : v) mean += x;
         mean /= static_cast<double>(v.size());
-        double var = 0;
-        for (double x : v) var += (x - mean) * (x - mean);
         Json m;
         m["mean"] = mean;
-        if (v.size() > 1)
-            m["ci95"] = t975(v.size()) * std::sqrt(var / static_cast<double>(v.size() - 1)) /
-                        std::sqrt(static_cast<double>(v.size()));
+        if (v.size() > 1) m["ci95"] = ci95_half_width(v);  // Student's t (Boost.Math)
         out[name] = m;
     }
     return out;
