@@ -141,6 +141,13 @@ TEST_CASE(
     // after, 75,418 for these 31 messages, before).
     CHECK(k["network"]["connections_failed"].get<std::uint64_t>() <= 31);
     CHECK(bad.err.find("stopped making progress") != std::string::npos);
+    // Fewer retries: each failing queue pair gives up after fewer timeouts.
+    const auto once = run_cli("run " + source_path("scenarios/ft2-incast.yaml") + lossy +
+                              " --set network.ack_timeout_exponent=1 --set network.retry_count=0 "
+                              "--json");
+    CHECK(once.exit_code == 3);
+    CHECK(Json::parse(once.out)["network"]["retransmit_timeouts"].get<std::uint64_t>() <
+          k["network"]["retransmit_timeouts"].get<std::uint64_t>());
     // The fixed microsecond timer this key set is gone; it says what replaced it.
     const auto old = run_cli("run " + source_path("scenarios/ft2-incast.yaml") +
                              " --set network.retransmit_timeout_us=100");

@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -278,6 +280,36 @@ TEST_CASE("prefill and training runs report the step time and throughput",
     // Backward computes twice the forward and moves BF16 both ways: slower than the forward.
     CHECK(tr["backward_layer_us"].get<double>() > tr["forward_layer_us"].get<double>());
     CHECK(tr["step_ms"].get<double>() > d["step_ms"].get<double>());
+}
+
+TEST_CASE(
+    "workload.issue_order: library issues each GPU's writes token by token, "
+    "destination-sorted grouped by destination, the same writes either way",
+    "[moe][decode]") {
+    const auto dir = temp_dir("moe-issue-order");
+    write_text(dir / "s.yaml", std::string(kSmall));
+    auto dispatch = [&](const char* order) {
+        const Scenario s =
+            load_scenario((dir / "s.yaml").string(), {Override{"workload.issue_order", order},
+                                                      Override{"workload.simulated_layers", "1"},
+                                                      Override{"workload.micro_batches", "1"}});
+        const SimulatedFabric f = build_simulated_fabric(s, 32);
+        const MoeRun run = build_moe(s, f.endpoints());
+        const auto& a = run.all_to_alls.at(0);
+        std::vector<std::pair<std::uint32_t, std::uint32_t>> out;  // (src, dst) in issue order
+        for (std::uint32_t i = a.dispatch_first; i < a.dispatch_last; ++i)
+            if (run.workload.messages[i].bytes > 4)  // writes, not the signals after them
+                out.emplace_back(run.workload.messages[i].src, run.workload.messages[i].dst);
+        return out;
+    };
+    const auto library = dispatch("library");
+    const auto sorted = dispatch("destination-sorted");
+    REQUIRE(library.size() == sorted.size());
+    CHECK(std::is_sorted(sorted.begin(), sorted.end()));
+    CHECK_FALSE(std::is_sorted(library.begin(), library.end()));
+    auto as_set = library;
+    std::sort(as_set.begin(), as_set.end());
+    CHECK(as_set == sorted);
 }
 
 TEST_CASE("intranode_via: rdma sends same-node writes through the NIC and the first switch",

@@ -9,6 +9,15 @@ using namespace clustersim;
 using namespace clustersim::test;
 
 namespace {
+// InfiniBand parameters on a lossy fabric: reliable connections, so timers run.
+NetworkParams lossy_ib_params() {
+    NetworkParams p = ib_params();
+    p.flow_control = FlowControl::Lossy;
+    return p;
+}
+}  // namespace
+
+namespace {
 
 // A receiver's NACK of message 0 asking for `sequence` again.
 Packet nack_of(std::uint32_t sequence) {
@@ -136,8 +145,7 @@ TEST_CASE("an RC queue pair's local ACK timeout is 4.096 us x 2^exponent, none a
     const TestFabric f(small_ft2(4, 2));
     Workload w;
     w.add_message(MessageSpec{.src = 0, .dst = 1, .bytes = 4096, .start = Time::zero()});
-    NetworkParams lossy = ib_params();
-    lossy.flow_control = FlowControl::Lossy;
+    NetworkParams lossy = lossy_ib_params();
     lossy.ack_timeout_exponent = 0;
     RdmaTransport t(f.topology.graph, w, lossy, nullptr);
     CHECK_FALSE(t.arm_timer(0, Time::zero()));
@@ -150,8 +158,7 @@ TEST_CASE(
     const TestFabric f(small_ft2(4, 2));
     Workload w;
     w.add_message(MessageSpec{.src = 0, .dst = 1, .bytes = 8 * 4096, .start = Time::zero()});
-    NetworkParams params = ib_params();
-    params.flow_control = FlowControl::Lossy;
+    NetworkParams params = lossy_ib_params();
     params.ack_timeout_exponent = 4;  // 65.536 us
     params.retry_count = 2;
     params.adaptive_initial_timeout = Time::from_us(16);
@@ -192,8 +199,7 @@ TEST_CASE(
     const TestFabric f(small_ft2(4, 2));
     Workload w;
     w.add_message(MessageSpec{.src = 0, .dst = 1, .bytes = 8 * 4096, .start = Time::zero()});
-    NetworkParams params = ib_params();
-    params.flow_control = FlowControl::Lossy;
+    NetworkParams params = lossy_ib_params();
     RdmaTransport t(f.topology.graph, w, params, nullptr);
     const std::uint32_t ch = t.enqueue(0);
     bool last = false;
