@@ -248,10 +248,10 @@ TEST_CASE("sweep files: sizes, key shapes, repeated keys and line breaks in valu
 
 TEST_CASE("sweep -j N checks that the points running together fit the memory limit",
           "[sweep][input][system]") {
-    // Each 144-GPU decode step needs about 190 MB: one fits under 0.3 GB, two at once do not.
+    // Each 144-GPU decode step needs about 1.2 GB: one fits under 2 GB, two at once do not.
     const auto dir = temp_dir("hostile-sweep-memory");
     write_text(dir / "sweep.yaml",
-               fmt::format("base: {}\ngrid:\n  sim.max_memory_gb: [0.3]\n  seed: [1, 2, 3]\n",
+               fmt::format("base: {}\ngrid:\n  sim.max_memory_gb: [2]\n  seed: [1, 2, 3]\n",
                            source_path("scenarios/deepseek-v3-decode.yaml")));
     const auto r = run_cli("sweep " + q(dir / "sweep.yaml") + " -j 2 --quiet");
     INFO(r.err);
@@ -304,4 +304,17 @@ TEST_CASE("the default memory limit respects the process's own ulimit", "[input]
     CHECK(WEXITSTATUS(status) == 2);
     CHECK(err.find("(three quarters of the ulimit -v limit)") != std::string::npos);
 #endif
+}
+
+TEST_CASE("sweep's exit code: 2 when a point's input is bad, 0 only when every point completed",
+          "[sweep][input][system]") {
+    const auto dir = temp_dir("hostile-sweep-exit");
+    const std::string base =
+        "base:\n  cluster: {node: h800}\n  topology: {kind: ft2, endpoints: 32}\n"
+        "  workload: {kind: alltoall, message_bytes: 4KiB}\nseeds: 1\n";
+    write_text(dir / "good.yaml", base + "grid:\n  topology.endpoints: [16, 32]\n");
+    write_text(dir / "bad.yaml", base + "grid:\n  topology.endpoints: [32, 100000]\n");
+    CHECK(run_cli("sweep " + q(dir / "good.yaml") + " --quiet").exit_code == 0);
+    const auto r = run_cli("sweep " + q(dir / "bad.yaml") + " --quiet");
+    CHECK(r.exit_code == 2);
 }

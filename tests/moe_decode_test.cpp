@@ -65,19 +65,45 @@ TEST_CASE("a moe decode run reports dispatch and combine latency, TPOT and token
 }
 
 TEST_CASE(
-    "multi-token prediction: an accepted draft token per request raises tokens/s by the "
-    "acceptance rate, per GPU and per user",
+    "multi-token prediction pays for its drafts: every layer carries them, the MTP module "
+    "runs, and the step grows",
     "[moe][decode][mtp][system]") {
-    const Json plain = run_json("mtp-0", kSmall);
-    const Json mtp = run_json("mtp-85", kSmall, "--set workload.mtp_acceptance=0.85");
+    // Issue 19's setting: EP32 on an MPFT, 32 requests per GPU, 4K context, one draft token
+    // accepted 85 % of the time.
+    const char* yaml =
+        "model: {name: deepseek-v3}\n"
+        "topology: {kind: mpft, endpoints: 32}\n"
+        "workload: {kind: moe, phase: decode, ep_size: 32, tokens_per_gpu: 32, kv_length: 4096}\n";
+    const Json plain = run_json("mtp-0", yaml);
+    const Json mtp = run_json(
+        "mtp-1", yaml, "--set workload.mtp_draft_tokens=1 --set workload.mtp_acceptance=0.85");
     const Json &a = plain["decode"], &b = mtp["decode"];
-    // Drafts are not yet paid for (issue 19): the step is the same, the tokens it yields are
-    // 1.85 per request.
-    CHECK(b["tpot_ms"].get<double>() == Approx(a["tpot_ms"].get<double>()));
+    // Without drafts the step is the time per output token.
+    CHECK(a["tpot_ms"].get<double>() == a["step_ms"].get<double>());
+    CHECK(a["mtp_us"].get<double>() == 0);
+    CHECK(a["mtp_layer_us"].get<double>() == 0);
+    // With one: the step is longer (twice the tokens through every all-to-all, the MTP module
+    // and its head), the time per output token is the step over 1.85 tokens.
+    CHECK(b["step_ms"].get<double>() >= 1.05 * a["step_ms"].get<double>());
+    CHECK(b["tpot_ms"].get<double>() == Approx(b["step_ms"].get<double>() / 1.85));
+    const double gain =
+        b["tokens_per_s_per_user"].get<double>() / a["tokens_per_s_per_user"].get<double>();
+    CHECK(gain >= 1.2);
+    CHECK(gain <= 1.85);
     CHECK(b["tokens_per_s_per_user"].get<double>() ==
-          Approx(1.85 * a["tokens_per_s_per_user"].get<double>()));
-    CHECK(b["tokens_per_s_per_gpu"].get<double>() ==
-          Approx(1.85 * a["tokens_per_s_per_gpu"].get<double>()));
+          Approx(1000 / b["tpot_ms"].get<double>()).epsilon(1e-9));
+    CHECK(b["dispatch_us"].get<double>() > a["dispatch_us"].get<double>());
+    CHECK(b["mtp_us"].get<double>() > b["lm_head_us"].get<double>());
+    CHECK(b["mtp_layer_us"].get<double>() > b["lm_head_us"].get<double>());
+    // A main layer's traffic doubles exactly: 1 + 1 tokens per request, each to its top-8.
+    const auto dir = temp_dir("moe-decode-mtp-traffic");
+    write_text(dir / "s.yaml", yaml);
+    auto dispatch_bytes = [&](const std::string& sets) {
+        const auto r = run_cli("traffic " + (dir / "s.yaml").string() + " --json " + sets);
+        REQUIRE(r.exit_code == 0);
+        return Json::parse(r.out)["per_layer"]["dispatch_bytes_per_gpu"].get<std::uint64_t>();
+    };
+    CHECK(dispatch_bytes("--set workload.mtp_draft_tokens=1") == 2 * dispatch_bytes(""));
 }
 
 TEST_CASE("no simulated dispatch or combine beats its busiest node's NICs at line rate",
@@ -213,9 +239,13 @@ TEST_CASE("normal-mode combine returns results over NVLink to the forwarding GPU
 
 TEST_CASE("SMs held by normal-mode kernels slow the compute beside them",
           "[moe][decode][normal][system]") {
-    const Json with = run_json("sms-24", kSmall, "--set workload.mode=normal");
-    const Json without =
-        run_json("sms-0", kSmall, "--set workload.mode=normal --set workload.comm_sms=0");
+    // Four layers: with two, the five-stage step sits on its compute floor, which counts the
+    // tasks' nominal durations.
+    const Json with =
+        run_json("sms-24", kSmall, "--set workload.mode=normal --set workload.simulated_layers=4");
+    const Json without = run_json("sms-0", kSmall,
+                                  "--set workload.mode=normal --set workload.comm_sms=0 --set "
+                                  "workload.simulated_layers=4");
     const Json ll = run_json("sms-ll", kSmall, "--set workload.comm_sms=0");
     const Json ll24 = run_json("sms-ll-24", kSmall);
     CHECK(with["decode"]["tpot_ms"].get<double>() > without["decode"]["tpot_ms"].get<double>());
@@ -343,4 +373,50 @@ TEST_CASE("intranode_via: rdma sends same-node writes through the NIC and the fi
     const auto c = run_cli("check " + source_path("scenarios/deepseek-v3-decode.yaml") +
                            " --set workload.intranode_via=rdma");
     CHECK(c.out.find("intranode_via: rdma cannot apply on mpft") != std::string::npos);
+}
+
+TEST_CASE(
+    "per-request contexts from a distribution unbalance attention, and the step waits for "
+    "the slowest rank",
+    "[moe][decode][contexts][system]") {
+    const char* yaml =
+        "model: {name: deepseek-v3}\n"
+        "topology: {kind: mpft, endpoints: 32}\n"
+        "workload: {kind: moe, phase: decode, ep_size: 32, tokens_per_gpu: 16, "
+        "simulated_layers: 4, request_balance: count,\n"
+        "           kv_length: {kind: lognormal, mean: 4096, sigma: 1.0, max: 131072}}\n";
+    const Json spread = run_json("contexts-lognormal", yaml);
+    const Json fixed = run_json("contexts-fixed", yaml, "--set workload.kv_length=4096");
+    const Json balanced = run_json("contexts-kv", yaml, "--set workload.request_balance=kv");
+    const Json &s = spread["decode"], &f = fixed["decode"], &b = balanced["decode"];
+    // A fixed context: every rank's attention is the same.
+    CHECK(f["attention_max_us"].get<double>() == Approx(f["attention_us"].get<double>()));
+    // Drawn contexts dealt out by count: the slowest rank's attention is well above the mean,
+    // and every layer waits for it.
+    CHECK(s["attention_max_us"].get<double>() > 1.2 * s["attention_us"].get<double>());
+    CHECK(s["layer_us"].get<double>() > f["layer_us"].get<double>());
+    // Balancing KV tokens as DeepSeek's load balancer does narrows the gap.
+    CHECK(b["attention_max_us"].get<double>() < s["attention_max_us"].get<double>());
+    CHECK(b["layer_us"].get<double>() < s["layer_us"].get<double>());
+}
+
+TEST_CASE(
+    "simulated_layers: auto settles within 2 % of six simulated layers and says where it "
+    "stopped",
+    "[moe][decode][layers][system]") {
+    const char* yaml =
+        "model: {name: deepseek-v3}\n"
+        "topology: {kind: mpft, endpoints: 64}\n"
+        "workload: {kind: moe, phase: decode, ep_size: 64, tokens_per_gpu: 32}\n";
+    const Json settled = run_json("layers-auto", yaml);
+    const Json six = run_json("layers-6", yaml, "--set workload.simulated_layers=6");
+    const Json& a = settled["decode"];
+    REQUIRE(a.contains("simulated_layers_auto"));
+    CHECK(a["simulated_layers"].get<std::uint32_t>() >= 4);
+    CHECK(a["simulated_layers_auto"]["cap"] == 8);
+    CHECK((a["simulated_layers_auto"]["settled"] == true ||
+           a["simulated_layers"].get<std::uint32_t>() == 8));
+    CHECK(a["tpot_ms"].get<double>() ==
+          Approx(six["decode"]["tpot_ms"].get<double>()).epsilon(0.02));
+    CHECK_FALSE(six["decode"].contains("simulated_layers_auto"));  // a count is taken as given
 }

@@ -33,7 +33,7 @@ TEST_CASE("sim.replicates runs seed .. seed + N - 1: headline means with 95 % in
                "model: {name: deepseek-v3}\n"
                "topology: {kind: mpft, endpoints: 32}\n"
                "workload: {kind: moe, phase: decode, ep_size: 32, tokens_per_gpu: 8, "
-               "simulated_layers: 2}\n");
+               "simulated_layers: 2, schedule: two-stage}\n");  // five stages hide the network here
     const std::string s = (dir / "s.yaml").string();
     auto run = [&](const std::string& sets) {
         const auto r = run_cli("run " + s + " " + sets + " --json");

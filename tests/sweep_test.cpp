@@ -3,11 +3,13 @@
 // the Pareto front is what no cheaper-and-better point dominates.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "support.hpp"
+#include "tools/scenario/pareto.hpp"
 #include "tools/scenario/sweep.hpp"
 
 using namespace clustersim;
@@ -91,7 +93,10 @@ TEST_CASE("sweep rows: costs, the objective, the Pareto front, failed points kep
                          oa = a["metrics"]["objective"]["mean"];
             const double cb = b["metrics"]["cluster_cost_usd"]["mean"],
                          ob = b["metrics"]["objective"]["mean"];
-            CHECK_FALSE((cb <= ca && ob >= oa && (cb < ca || ob > oa)));
+            auto ci = [](const Json& r) { return r["metrics"]["objective"].value("ci95", 0.0); };
+            const bool tied = std::abs(oa - ob) <= ci(a) + ci(b);
+            const bool better = !tied && ob > oa;
+            CHECK_FALSE((cb <= ca && (better || tied) && (cb < ca || better)));
         }
     }
     CHECK(front >= 1);
@@ -217,4 +222,48 @@ TEST_CASE(
         CHECK(std::string(e.formatted()).find("objective.goal: expected max or min") !=
               std::string::npos);
     }
+}
+
+TEST_CASE("the Pareto front treats objectives within each other's 95 % interval as tied",
+          "[sweep][pareto]") {
+    // Equal costs: a point tied with a better one stays (the sweep cannot tell them apart). A
+    // cheaper point tied with a dearer one removes it; a dearer one better beyond the noise stays.
+    const std::vector<ParetoPoint> points = {{100.0, 10.0, 0.5},
+                                             {100.0, 10.6, 0.2},
+                                             {120.0, 12.0, 0.1},
+                                             {90.0, 9.0, 0.1},
+                                             {80.0, 8.95, 0.1}};
+    const std::vector<bool> front = pareto_front(points, true);
+    CHECK(front == std::vector<bool>{true, true, true, false, true});
+    // Without intervals 10.0 is worse than 10.6 at the same cost: off the front.
+    std::vector<ParetoPoint> exact = points;
+    for (auto& p : exact) p.objective_ci95 = 0;
+    CHECK(pareto_front(exact, true) == std::vector<bool>{false, true, true, true, true});
+    const auto ties = front_ties(points, front);
+    CHECK(ties[0] == std::vector<std::size_t>{1});
+    CHECK(ties[1] == std::vector<std::size_t>{0});
+    CHECK(ties[2].empty());
+    CHECK(ties[3].empty());  // off the front: nothing to say
+}
+
+TEST_CASE("a sweep with seeds prints intervals and marks tied points", "[sweep][pareto]") {
+    // Three seeds (the default) of a seeded permutation on ECMP: 1 ps more latency is within
+    // the noise of the p99, 20 us is not.
+    const SweepSummary s = sweep(
+        "base:\n  cluster: {node: none}\n  topology: {kind: ft2, switch_radix: 8}\n"
+        "  workload: {kind: permutation, message_bytes: 64KiB}\n  network: {routing: ecmp}\n"
+        "grid:\n  network.extra_latency_us: [0, 0.000001, 20]\nobjective: "
+        "messages.latency_us.p99\n",
+        "ties", 2);
+    REQUIRE(s.points == 3);
+    CHECK(s.json["seeds"] == 3);
+    const Json& rows = s.json["points"];
+    CHECK(rows[0]["metrics"]["objective"]["ci95"].get<double>() > 0);
+    CHECK(rows[0]["pareto"] == true);
+    CHECK(rows[1]["pareto"] == true);
+    CHECK(rows[2]["pareto"] == false);
+    CHECK(rows[0]["tied_with"] == Json::array({1}));
+    CHECK(rows[1]["tied_with"] == Json::array({0}));
+    CHECK(s.csv.find(",pareto,tied_with,") != std::string::npos);
+    CHECK(s.csv.find("objective_ci95") != std::string::npos);
 }

@@ -9,18 +9,22 @@ namespace clustersim {
 
 MoeStepMetrics moe_step_metrics(const MoeRunSpec& spec, const MoeRun& run,
                                 std::span<const MessageState> messages,
-                                std::span<const ComputeState> computes,
-                                std::uint32_t gpus_per_node) {
+                                std::span<const ComputeState> computes, std::uint32_t gpus_per_node,
+                                std::uint32_t use_layers) {
     const MoeModel& m = spec.model;
     const bool decode = spec.phase == MoePhase::Decode;
     const bool training = spec.phase == MoePhase::Training;
     const std::uint32_t micro_batches = spec.micro_batches;
     const std::uint32_t ep_size = spec.placement.ep_size;
     const std::uint32_t layers = run.simulated_layers;
-    // Passes in simulated order: the layers forward, then (training) backward from the top.
-    const std::uint32_t passes = training ? 2 * layers : layers;
+    const std::uint32_t used = training || use_layers == 0 ? layers : std::min(use_layers, layers);
+    const std::uint32_t drafts = decode ? spec.mtp_draft_tokens : 0;
+    // Passes in simulated order: the layers forward, then (training) backward from the top, or
+    // (decode with MTP) the MTP modules.
+    const std::uint32_t main_passes = training ? 2 * layers : layers;
+    const std::uint32_t passes = main_passes + drafts;
     auto pass_of = [&](const MoeAllToAllRange& a) {
-        return a.backward ? passes - 1 - a.layer : a.layer;
+        return a.backward ? main_passes - 1 - a.layer : a.layer;
     };
     // One all-to-all's time: from its first byte sent to its last byte received.
     auto span_us = [&](std::uint32_t first, std::uint32_t last) {
@@ -32,11 +36,14 @@ MoeStepMetrics moe_step_metrics(const MoeRunSpec& spec, const MoeRun& run,
         }
         return start == Time::never() ? 0.0 : (end - start).us();
     };
-    double dispatch = 0, combine = 0;
+    double dispatch = 0, combine = 0, main_all_to_alls = 0;
     std::vector<Time> pass_end(passes, Time::zero());
     for (const auto& a : run.all_to_alls) {
-        dispatch += span_us(a.dispatch_first, a.dispatch_last);
-        combine += span_us(a.combine_first, a.combine_last);
+        if (!a.mtp && pass_of(a) < (training ? main_passes : used)) {
+            dispatch += span_us(a.dispatch_first, a.dispatch_last);
+            combine += span_us(a.combine_first, a.combine_last);
+            ++main_all_to_alls;
+        }
         for (std::uint32_t i = a.combine_first; i < a.combine_last; ++i)
             if (messages[i].finished != Time::never())
                 pass_end[pass_of(a)] = std::max(pass_end[pass_of(a)], messages[i].finished);
@@ -44,81 +51,144 @@ MoeStepMetrics moe_step_metrics(const MoeRunSpec& spec, const MoeRun& run,
     // The last pass also ends with its last compute task (experts with nothing to send back).
     for (const auto& c : computes)
         if (c.finished != Time::never()) pass_end.back() = std::max(pass_end.back(), c.finished);
-    const double n = static_cast<double>(run.all_to_alls.size());
-    // Compute per GPU: the mean expert time per all-to-all (backward ones count double).
-    double expert_us = 0;
-    for (const Time& t : run.expert) expert_us += t.us();
-    expert_us /= static_cast<double>(run.expert.size());
+    // Expert compute per GPU: the mean per all-to-all of the main layers (backward ones count
+    // double) and of the MTP modules; run.expert is in pass order.
+    const std::size_t per_pass = std::size_t{micro_batches} * spec.groups * ep_size;
+    const std::size_t main_entries = std::size_t{main_passes} * per_pass;
+    auto mean_us = [](auto first, auto last) {
+        double sum = 0;
+        for (auto it = first; it != last; ++it) sum += it->us();
+        return first == last ? 0.0 : sum / static_cast<double>(last - first);
+    };
+    const auto main_end = run.expert.begin() + static_cast<std::ptrdiff_t>(main_entries);
+    const double expert_us = mean_us(run.expert.begin(), main_end);
+    const double mtp_expert_us = mean_us(main_end, run.expert.end());
     double busiest_expert_us = 0;
-    for (const Time& t : run.expert) busiest_expert_us = std::max(busiest_expert_us, t.us());
-    // Steady state of a run of `count` passes from `first`: the time between the ends of its
-    // first and last passes (the first includes the pipeline's fill; that of a backward run
-    // starts after the forward's end); with one pass, that pass's whole time. Never below the
-    // busiest GPU's compute per layer: overlapping micro-batches can end a layer early, but no
-    // GPU computes faster than its tasks take.
+    for (auto it = run.expert.begin(); it != main_end; ++it)
+        busiest_expert_us = std::max(busiest_expert_us, it->us());
+    // Attention per rank: the mean, the slowest micro-batch, and the slowest rank's sum over a
+    // step's micro-batches (every layer's all-to-all waits for it).
+    const double attention_us = mean_us(run.attention.begin(), run.attention.end());
+    double attention_max_us = 0, slowest_rank_us = 0;
+    for (std::uint32_t grp = 0; grp < spec.groups; ++grp)
+        for (std::uint32_t r = 0; r < ep_size; ++r) {
+            double sum = 0;
+            for (std::uint32_t mb = 0; mb < micro_batches; ++mb) {
+                const double t = run.attention[run.rank_index(grp, mb, r)].us();
+                attention_max_us = std::max(attention_max_us, t);
+                sum += t;
+            }
+            slowest_rank_us = std::max(slowest_rank_us, sum);
+        }
+    // Steady state of a run of `count` passes from `first` (after `before`): the mean interval
+    // between the ends of its later half -- its first layers still fill the pipeline and, in
+    // five stages, settle the micro-batches' offset -- or with one pass that pass's whole time.
+    // Never below the busiest GPU's compute per layer: overlapping micro-batches can end a
+    // layer early, but no GPU computes faster than its tasks take.
     // Training's expert entries include the backward ones, twice the forward's.
     const double fill_floor_us =
-        micro_batches * (run.attention.us() + busiest_expert_us / (training ? 2 : 1));
+        slowest_rank_us + micro_batches * busiest_expert_us / (training ? 2 : 1);
     auto steady_us = [&](std::uint32_t first, std::uint32_t count, Time before, double weight) {
-        const double t = count >= 2
-                             ? (pass_end[first + count - 1] - pass_end[first]).us() / (count - 1)
-                             : (pass_end[first] - before).us();
+        const std::uint32_t half = (count - 1) / 2;
+        const double t = count >= 2 ? (pass_end[first + count - 1] - pass_end[first + half]).us() /
+                                          (count - 1 - half)
+                                    : (pass_end[first] - before).us();
         return std::max(t, weight * fill_floor_us);
     };
-    const double forward_us = steady_us(0, layers, Time::zero(), 1.0);
+    // A step runs its layers from a standing start (the next step's first layer waits for
+    // this one's sampling): the simulated passes as they ran, fill included, then the rest of
+    // the layers at the steady state.
+    const double rest = static_cast<double>(m.moe_layers() - used);
+    const double forward_us = steady_us(0, used, Time::zero(), 1.0);
     const double backward_us = training ? steady_us(layers, layers, pass_end[layers - 1], 2.0) : 0;
     const double per_layer_us = forward_us + backward_us;
+    const double moe_us =
+        pass_end[used - 1].us() + rest * forward_us +
+        (training ? (pass_end[main_passes - 1] - pass_end[layers - 1]).us() + rest * backward_us
+                  : 0.0);
     const double passes_per_dense = training ? 3.0 : 1.0;  // forward + twice that backward
-    const double dense_us = static_cast<double>(m.dense_layers) * micro_batches * passes_per_dense *
-                            (run.attention + run.dense_ffn).us();
-    const double step_ms = (per_layer_us * m.moe_layers() + dense_us) / 1000.0;
-    const double compute_ms = (dense_us + static_cast<double>(m.moe_layers()) * micro_batches *
-                                              (passes_per_dense * run.attention.us() +
-                                               expert_us * static_cast<double>(passes) / layers)) /
+    const double dense_us = static_cast<double>(m.dense_layers) * passes_per_dense *
+                            (slowest_rank_us + micro_batches * run.dense_ffn.us());
+    // Decode, once per step: the embedding before the first layer, and the MTP modules as
+    // simulated after the last (each from the end of what precedes it, its head included),
+    // then the last head and sampling, as compute that nothing overlaps.
+    const double mb = micro_batches;
+    const double mtp_layer_us =
+        drafts > 0 ? (pass_end[passes - 1] - pass_end[main_passes - 1]).us() : 0.0;
+    const double tail_us = !decode       ? 0.0
+                           : drafts == 0 ? mb * (run.lm_head + run.sampling).us()
+                                         : mb * (run.mtp_head + run.mtp_sampling).us();
+    const double edges_us = decode ? mb * run.embedding.us() + tail_us : 0.0;
+    const double step_ms = (moe_us + dense_us + mtp_layer_us + edges_us) / 1000.0;
+    // Compute per GPU per step: every layer's, the heads', the MTP modules' (MoE included).
+    const double mtp_us =
+        drafts > 0 ? drafts * (mean_us(run.mtp_before_moe.begin(), run.mtp_before_moe.end()) +
+                               mtp_expert_us + (run.mtp_head + run.mtp_sampling).us())
+                   : 0.0;
+    const double heads_us =
+        decode ? (run.embedding + run.lm_head + run.sampling).us() + mtp_us : 0.0;
+    const double compute_ms = (static_cast<double>(m.dense_layers) * passes_per_dense * mb *
+                                   (attention_us + run.dense_ffn.us()) +
+                               static_cast<double>(m.moe_layers()) * mb *
+                                   (passes_per_dense * attention_us +
+                                    expert_us * static_cast<double>(main_passes) / layers) +
+                               mb * heads_us) /
                               1000.0;
     // Compute lost to the SMs communication kernels hold (normal mode): what the compute tasks
     // took beyond their nominal durations, per GPU per step, in integer picoseconds so that no
     // slowdown is exactly zero.
-    std::int64_t lost_ps = 0;
-    for (const Time& t : run.expert) lost_ps -= t.ps();
-    for (const auto& a : run.all_to_alls)  // attention: once per rank per all-to-all range
-        lost_ps -= run.attention.ps() * (a.backward ? 2 : 1) * static_cast<std::int64_t>(ep_size);
+    std::int64_t lost_ps = -run.nominal_compute_ps;
     for (const auto& c : computes)
         if (c.finished != Time::never()) lost_ps += (c.finished - c.started).ps();
     const double slowdown_ms = static_cast<double>(std::max<std::int64_t>(0, lost_ps)) / 1e9 /
                                (static_cast<double>(ep_size) * spec.groups) / layers *
                                m.moe_layers();
-    const double tokens_per_step = decode ? 1.0 + spec.mtp_acceptance : 1.0;
-    const double per_gpu = step_ms > 0 ? spec.traffic.tokens_per_gpu * micro_batches *
-                                             tokens_per_step / (step_ms / 1000.0)
-                                       : 0.0;
+    // Output tokens per request per step: one, plus the accepted drafts on average.
+    const double tokens_per_step = decode ? 1.0 + spec.mtp_acceptance * drafts : 1.0;
+    const double sequences = decode ? spec.requests_per_gpu() : spec.traffic.tokens_per_gpu;
+    const double per_gpu =
+        step_ms > 0 ? sequences * micro_batches * tokens_per_step / (step_ms / 1000.0) : 0.0;
     MoeStepMetrics d;
     d.step_ms = step_ms;
-    d.tokens_per_step_per_gpu =
-        static_cast<double>(spec.traffic.tokens_per_gpu) * micro_batches * tokens_per_step;
+    d.tpot_ms = decode ? step_ms / tokens_per_step : 0.0;
+    d.tokens_per_step_per_gpu = sequences * micro_batches * tokens_per_step;
     d.tokens_per_s_per_gpu = per_gpu;
     d.tokens_per_s_per_node = per_gpu * gpus_per_node;
     if (decode) d.tokens_per_s_per_user = step_ms > 0 ? tokens_per_step / (step_ms / 1000.0) : 0.0;
-    d.dispatch_us = n > 0 ? dispatch / n : 0.0;
-    d.combine_us = n > 0 ? combine / n : 0.0;
+    d.dispatch_us = main_all_to_alls > 0 ? dispatch / main_all_to_alls : 0.0;
+    d.combine_us = main_all_to_alls > 0 ? combine / main_all_to_alls : 0.0;
     d.layer_us = per_layer_us;
     d.forward_layer_us = forward_us;
     d.backward_layer_us = backward_us;
     d.compute_ms = compute_ms;
     d.compute_slowdown_ms = slowdown_ms;
     d.exposed_comm_ms = std::max(0.0, step_ms - compute_ms - slowdown_ms);
-    d.attention_us = run.attention.us();
+    d.attention_us = attention_us;
+    d.attention_max_us = attention_max_us;
+    d.router_us = run.router.us();
     d.expert_us = expert_us;
-    d.simulated_layers = layers;
+    d.embedding_us = run.embedding.us();
+    d.lm_head_us = run.lm_head.us();
+    d.sampling_us = run.sampling.us();
+    d.mtp_us = mtp_us;
+    d.mtp_layer_us = mtp_layer_us;
+    d.simulated_layers = used;
     d.extrapolation = fmt::format(
-        "{} of {} MoE layers simulated{} with {} micro-batches; {} = {} MoE layers x the "
-        "steady-state time per layer{} ({}) + {} dense layers x {} micro-batches x (attention + "
-        "dense FFN){}, compute only",
-        layers, m.moe_layers(), training ? " forward and backward" : "", micro_batches,
-        decode ? "TPOT" : "the step", m.moe_layers(), training ? " (forward + backward)" : "",
-        layers >= 2 ? "between the ends of the first and last simulated layers"
-                    : "the one simulated layer, pipeline fill included",
-        m.dense_layers, micro_batches, training ? " x 3 (backward twice the forward)" : "");
+        "{} of {} MoE layers simulated{} with {} micro-batches{}; the step = the simulated layers "
+        "as they ran (pipeline fill included) + the other {} at the steady-state time per "
+        "layer{} (the mean interval between the ends of the later half of the simulated "
+        "layers, never below the busiest GPU's compute) + {} dense layers x {} micro-batches x "
+        "(slowest rank's attention + dense FFN){}{}",
+        used, m.moe_layers(), training ? " forward and backward" : "", micro_batches,
+        drafts > 0 ? fmt::format(", then {} MTP module{}", drafts, drafts > 1 ? "s" : "") : "",
+        m.moe_layers() - used, training ? " (forward + backward)" : "", m.dense_layers,
+        micro_batches, training ? " x 3 (backward twice the forward)" : ", compute only",
+        !decode ? ""
+        : drafts > 0
+            ? " + the MTP modules as simulated (from the last layer's end; the main LM head and "
+              "sampling inside) + embedding and the last MTP head and sampling per micro-batch, "
+              "not overlapped"
+            : " + embedding, LM head and sampling per micro-batch, not overlapped");
     return d;
 }
 

@@ -13,22 +13,29 @@
 namespace clustersim {
 
 struct MoeStepMetrics {
-    double step_ms = 0;  // one step (decode: TPOT)
+    double step_ms = 0;  // one step
+    double tpot_ms = 0;  // decode: step_ms / (1 + mtp_acceptance x mtp_draft_tokens)
     double tokens_per_step_per_gpu = 0;
     double tokens_per_s_per_gpu = 0, tokens_per_s_per_node = 0;
     double tokens_per_s_per_user = 0;        // decode
     double dispatch_us = 0, combine_us = 0;  // mean over the simulated all-to-alls
     double layer_us = 0, forward_layer_us = 0, backward_layer_us = 0;
     double compute_ms = 0, compute_slowdown_ms = 0, exposed_comm_ms = 0;
-    double attention_us = 0, expert_us = 0;
+    // Compute per micro-batch per GPU: a main layer's attention (mean and slowest rank), router
+    // and experts; once per step the embedding, LM head, sampling and the MTP modules (all
+    // their compute, MoE included), and the MTP modules' time in the step.
+    double attention_us = 0, attention_max_us = 0, router_us = 0, expert_us = 0;
+    double embedding_us = 0, lm_head_us = 0, sampling_us = 0, mtp_us = 0, mtp_layer_us = 0;
     std::uint32_t simulated_layers = 0;
     std::string extrapolation;  // how step_ms was formed, in words
 };
 
 /// `messages` and `computes` are the finished run's states, indexed as `run.workload`'s.
+/// `use_layers` (0: all) extrapolates from the first that many simulated layers only, as a run
+/// of fewer would (the settling of workload.simulated_layers: auto compares them).
 MoeStepMetrics moe_step_metrics(const MoeRunSpec& spec, const MoeRun& run,
                                 std::span<const MessageState> messages,
-                                std::span<const ComputeState> computes,
-                                std::uint32_t gpus_per_node);
+                                std::span<const ComputeState> computes, std::uint32_t gpus_per_node,
+                                std::uint32_t use_layers = 0);
 
 }  // namespace clustersim

@@ -92,11 +92,13 @@ MoeStepSize moe_step_size(const MoeStepShape& s, std::uint64_t mtu_bytes) {
     // dispatch first hop that feeds a forward, and per GPU its attention, gate, experts and
     // combine joins (at most eight); normal mode's SM holds add one per message.
     // Chunked normal mode adds a queue-pair order edge per chunk.
-    const Count dependencies =
-        2 * messages + first_hops + (s.hold_sms ? messages : 0) + 8 * ep + chunk_joins;
-    const Count computes = 2 * ep;  // attention and experts
+    // Five stages add per GPU three entry joins, their inputs and the program-order edges.
+    const Count dependencies = 2 * messages + first_hops + (s.hold_sms ? messages : 0) +
+                               (s.five_stage ? 16 : 8) * ep + chunk_joins;
+    // Attention and experts, each in two with five stages.
+    const Count computes = (s.five_stage ? 4 : 2) * ep;
     // gate, ready, forward and gather, SM holds; chunked combine's reduction per chunk
-    const Count joins = (s.hold_sms ? 8 : 4) * ep + chunk_joins;
+    const Count joins = ((s.hold_sms ? 8 : 4) + (s.five_stage ? 3 : 0)) * ep + chunk_joins;
 
     MoeStepSize out;
     out.all_to_alls = clamp(a2a);

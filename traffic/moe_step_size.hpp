@@ -19,8 +19,9 @@ struct MoeStepShape {
     std::uint64_t remote_copies = 0;  // shared experts sent to another node (shared_expert_remote)
     std::uint64_t expert_slots = 0;   // routed experts and their redundant copies
     bool low_latency = true;
-    bool hold_sms = false;  // normal mode's kernels hold SMs (comm_sms > 0)
-    bool chunked = true;    // normal mode in the library's order (else one message per pair)
+    bool hold_sms = false;    // normal mode's kernels hold SMs (comm_sms > 0)
+    bool chunked = true;      // normal mode in the library's order (else one message per pair)
+    bool five_stage = false;  // four compute tasks per rank and all-to-all (else two)
     std::uint64_t channels = 1, dispatch_chunk_tokens = 1, combine_chunk_tokens = 1;
     std::uint64_t dispatch_bytes_per_token = 0, combine_bytes_per_token = 0;
 };

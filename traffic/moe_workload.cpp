@@ -23,6 +23,7 @@ class StepBuilder {
           ep_(spec.placement.ep_size),
           layers_(run.simulated_layers),
           low_latency_(spec.traffic.mode == MoeMode::LowLatency),
+          five_stage_(spec.schedule == StepSchedule::FiveStage),
           experts_on_gpu_(spec.placement.slots_per_gpu()),
           gating_(m_, spec.placement, spec.gating),
           ready_(std::size_t{spec.groups} * spec.micro_batches,
@@ -31,8 +32,15 @@ class StepBuilder {
     /// Every all-to-all of pass `pass` (training: passes past the layers run backward).
     void pass(std::uint32_t pass, std::uint32_t passes) {
         AllToAll a;
-        a.backward = pass >= layers_;
+        a.pass = pass;
+        const bool training = spec_.phase == MoePhase::Training;
+        a.backward = training && pass >= layers_;
+        a.mtp = !training && pass >= layers_;
         a.layer = a.backward ? passes - 1 - pass : pass;
+        // An MTP module's MoE carries one token per request; the main layers 1 + drafts.
+        MoeTrafficParams traffic = spec_.traffic;
+        if (a.mtp) traffic.tokens_per_gpu = spec_.requests_per_gpu();
+        a.tokens = traffic.tokens_per_gpu;
         a.dispatch_bytes = a.backward     ? combine_payload_bytes(m_.hidden)
                            : low_latency_ ? dispatch_payload_bytes(m_.hidden) +
                                                 dispatch_scale_bytes(m_.hidden) +
@@ -48,13 +56,13 @@ class StepBuilder {
                 a.group = grp;
                 RandomStream rng(spec_.seed, "moe-gating",
                                  std::uint64_t{grp} << 32 | std::uint64_t{a.layer} << 16 | mb);
-                a.traffic = moe_all_to_all(gating_, spec_.placement, m_, spec_.traffic, rng);
+                a.traffic = moe_all_to_all(gating_, spec_.placement, m_, traffic, rng);
                 a.ready = &ready_[std::size_t{grp} * spec_.micro_batches + mb];
                 a.dispatch_sent.assign(ep_, {});
                 a.combine_sent.assign(ep_, {});
                 attention(a);
                 experts(a);
-                MoeAllToAllRange range{a.layer, mb, a.backward, 0, 0, 0, 0};
+                MoeAllToAllRange range{a.layer, mb, a.backward, a.mtp, 0, 0, 0, 0};
                 range.dispatch_first = message_count();
                 dispatch(a);
                 range.dispatch_last = message_count();
@@ -69,8 +77,9 @@ class StepBuilder {
 
   private:
     struct AllToAll {
-        bool backward = false;
-        std::uint32_t layer = 0, micro_batch = 0, group = 0;
+        bool backward = false, mtp = false;
+        std::uint32_t pass = 0, layer = 0, micro_batch = 0, group = 0;
+        std::uint32_t tokens = 0;  // per GPU
         std::uint64_t dispatch_bytes = 0, combine_bytes = 0;
         std::int64_t cost = 1;  // backward compute takes twice the forward's
         MoeAllToAll traffic;
@@ -108,17 +117,118 @@ class StepBuilder {
 
     // Attention on every GPU, after its previous layer's combine has come back.
     void attention(AllToAll& a) {
-        const Time t = Time::from_ps(run_.attention.ps() * a.cost);
         auto& ready = *a.ready;
+        const std::vector<Time>& per_rank = a.mtp ? run_.mtp_before_moe : run_.attention;
         a.attn.assign(ep_, 0);
         for (std::uint32_t g = 0; g < ep_; ++g) {
-            ComputeSpec c{phys(a, g), t, Time::never(), 0};
-            if (ready[g] == kNone) c.start = Time::zero();
-            a.attn[g] = w_.add_compute(c);
-            if (ready[g] != kNone)
-                w_.depend({TaskKind::Join, ready[g]}, Completion::Done,
-                          {TaskKind::Compute, a.attn[g]});
+            // An MTP module starts with the head and sampling of the token it drafts from: the
+            // main model's for the first, the previous module's after.
+            const Time head = !a.mtp               ? Time::zero()
+                              : a.layer == layers_ ? run_.lm_head + run_.sampling
+                                                   : run_.mtp_head + run_.mtp_sampling;
+            const Time t = Time::from_ps(
+                (per_rank[run_.rank_index(a.group, a.micro_batch, g)] + head).ps() * a.cost);
+            // Five stages: the part before the core attention (ATTN-0) is its own task, so
+            // that the other micro-batch's core attention (ATTN-1) can run before it.
+            const Time before = !five_stage_ ? Time::zero()
+                                : a.mtp      ? head + run_.mtp_attention_before_core
+                                             : run_.attention_before_core;
+            if (!five_stage_) {
+                a.attn[g] = add_compute(a, g, t);
+                if (ready[g] == kNone)
+                    w_.computes[a.attn[g]].start = Time::zero();
+                else
+                    w_.depend({TaskKind::Join, ready[g]}, Completion::Done,
+                              {TaskKind::Compute, a.attn[g]});
+                continue;
+            }
+            // Each task behind an entry join that its program predecessor also raises
+            // (order_five_stage), but for the GPU's very first.
+            FiveStageTasks& f = five_stage(a, g);
+            f.attn0 = add_compute(a, g, before);
+            a.attn[g] = f.attn1 = add_compute(a, g, t - before);
+            if (a.pass == 0 && a.micro_batch == 0) {
+                w_.computes[f.attn0].start = Time::zero();
+            } else {
+                f.attn0_entry = entry(f.attn0, ready[g] == kNone ? 0 : 1);
+                if (ready[g] != kNone)
+                    w_.depend({TaskKind::Join, ready[g]}, Completion::Done,
+                              {TaskKind::Join, f.attn0_entry});
+            }
+            f.attn1_entry = entry(f.attn1, 1);
+            w_.depend({TaskKind::Compute, f.attn0}, Completion::Done,
+                      {TaskKind::Join, f.attn1_entry});
         }
+    }
+
+    // Five stages: each GPU runs its compute in DeepSeek's program order, as a CUDA stream
+    // issues kernels: for each pass and micro-batch, its core attention (ATTN-1), shared
+    // expert, the next micro-batch's (or the next layer's first) ATTN-0, then its routed
+    // experts; so one micro-batch's dispatch hides behind the shared expert and the other's
+    // ATTN-0, its combine behind the other's ATTN-1.
+    struct FiveStageTasks {
+        std::uint32_t attn0 = kNone, attn1 = kNone, shared = kNone, mlp = kNone;
+        std::uint32_t attn0_entry = kNone, attn1_entry = kNone, mlp_entry = kNone;
+    };
+    FiveStageTasks& five_stage(const AllToAll& a, std::uint32_t g) {
+        const std::size_t i =
+            ((std::size_t{a.pass} * spec_.micro_batches + a.micro_batch) * spec_.groups + a.group) *
+                ep_ +
+            g;
+        if (five_stage_tasks_.size() <= i) five_stage_tasks_.resize(i + 1);
+        return five_stage_tasks_[i];
+    }
+    std::uint32_t entry(std::uint32_t compute, std::uint32_t count) {
+        const std::uint32_t j = w_.add_join(JoinSpec{JoinKind::All, count, Time::zero(), 0});
+        w_.depend({TaskKind::Join, j}, Completion::Done, {TaskKind::Compute, compute});
+        return j;
+    }
+
+  public:
+    void order_five_stage(std::uint32_t passes) {
+        if (!five_stage_) return;
+        const std::uint32_t mbs = spec_.micro_batches;
+        auto at = [&](std::uint32_t pass, std::uint32_t mb, std::uint32_t grp,
+                      std::uint32_t g) -> FiveStageTasks& {
+            return five_stage_tasks_[((std::size_t{pass} * mbs + mb) * spec_.groups + grp) * ep_ +
+                                     g];
+        };
+        for (std::uint32_t grp = 0; grp < spec_.groups; ++grp)
+            for (std::uint32_t g = 0; g < ep_; ++g) {
+                std::uint32_t prev = at(0, 0, grp, g).attn0;
+                auto then = [&](std::uint32_t task, std::uint32_t entry_join) {
+                    if (entry_join != kNone) {
+                        ++w_.joins[entry_join].count;
+                        w_.depend({TaskKind::Compute, prev}, Completion::Done,
+                                  {TaskKind::Join, entry_join});
+                    }
+                    prev = task;
+                };
+                for (std::uint32_t pass = 0; pass < passes; ++pass)
+                    for (std::uint32_t mb = 0; mb < mbs; ++mb) {
+                        const FiveStageTasks& f = at(pass, mb, grp, g);
+                        then(f.attn1, f.attn1_entry);
+                        then(f.shared, kNone);  // its only input is ATTN-1 already
+                        const bool last_mb = mb + 1 == mbs;
+                        // The next pass's first ATTN-0 goes before this MLP only between main
+                        // layers: an MTP module's starts with the LM head and sampling, which
+                        // run after the last layer's experts, not in the middle of them.
+                        const bool next_exists = !last_mb || pass + 1 < passes;
+                        const bool head_next = last_mb && pass + 1 >= layers_;
+                        const FiveStageTasks* n = next_exists ? &at(last_mb ? pass + 1 : pass,
+                                                                    last_mb ? 0 : mb + 1, grp, g)
+                                                              : nullptr;
+                        if (n && !head_next) then(n->attn0, n->attn0_entry);
+                        then(f.mlp, f.mlp_entry);
+                        if (n && head_next) then(n->attn0, n->attn0_entry);
+                    }
+            }
+    }
+
+  private:
+    std::uint32_t add_compute(const AllToAll& a, std::uint32_t g, Time t) {
+        run_.nominal_compute_ps += t.ps();
+        return w_.add_compute(ComputeSpec{phys(a, g), t, Time::never(), 0});
     }
 
     // Expert compute on every GPU once all its dispatched tokens (and its own attention) are
@@ -137,17 +247,30 @@ class StepBuilder {
         a.expert.assign(ep_, 0);
         for (std::uint32_t g = 0; g < ep_; ++g) {
             a.gate[g] = w_.add_join(JoinSpec{JoinKind::All, incoming[g] + 1, Time::zero(), 0});
+            const std::uint64_t tokens = t.received[g] + t.copies[g] - t.sent[g];
+            const Time routed = Time::from_ps(
+                a.cost * routed_expert_time(m_, spec_.gpu, experts_on_gpu_[g], tokens).ps());
+            const Time shared =
+                Time::from_ps(a.cost * shared_expert_time(m_, spec_.gpu, a.tokens).ps());
+            run_.expert.push_back(routed + shared);
+            // Five stages: the shared expert needs no dispatched token and runs while the
+            // dispatch is in flight; the routed experts (MLP) after it. Two: both together.
+            if (!five_stage_) {
+                w_.depend({TaskKind::Compute, a.attn[g]}, Completion::Done,
+                          {TaskKind::Join, a.gate[g]});
+                a.expert[g] = add_compute(a, g, routed + shared);
+                w_.depend({TaskKind::Join, a.gate[g]}, Completion::Done,
+                          {TaskKind::Compute, a.expert[g]});
+                continue;
+            }
+            FiveStageTasks& f = five_stage(a, g);
+            f.shared = add_compute(a, g, shared);
             w_.depend({TaskKind::Compute, a.attn[g]}, Completion::Done,
-                      {TaskKind::Join, a.gate[g]});
-            const Time d =
-                Time::from_ps(a.cost * expert_time(m_, spec_.gpu, experts_on_gpu_[g],
-                                                   t.received[g] + t.copies[g] - t.sent[g],
-                                                   spec_.traffic.tokens_per_gpu)
-                                           .ps());
-            run_.expert.push_back(d);
-            a.expert[g] = w_.add_compute(ComputeSpec{phys(a, g), d, Time::never(), 0});
-            w_.depend({TaskKind::Join, a.gate[g]}, Completion::Done,
-                      {TaskKind::Compute, a.expert[g]});
+                      {TaskKind::Compute, f.shared});
+            w_.depend({TaskKind::Compute, f.shared}, Completion::Done, {TaskKind::Join, a.gate[g]});
+            a.expert[g] = f.mlp = add_compute(a, g, routed);
+            f.mlp_entry = entry(f.mlp, 1);
+            w_.depend({TaskKind::Join, a.gate[g]}, Completion::Done, {TaskKind::Join, f.mlp_entry});
         }
     }
 
@@ -348,7 +471,7 @@ class StepBuilder {
     // chunks in that order, with their tokens in `tokens`.
     std::vector<Chunk> chunks(const AllToAll& a, std::uint32_t chunk,
                               std::vector<std::uint32_t>& tokens) const {
-        const std::uint32_t per_gpu = spec_.traffic.tokens_per_gpu;
+        const std::uint32_t per_gpu = a.tokens;
         const std::uint32_t channels = std::max<std::uint32_t>(1, spec_.normal.channels);
         chunk = std::max<std::uint32_t>(1, chunk);
         const std::uint32_t nodes = spec_.placement.nodes();
@@ -406,7 +529,7 @@ class StepBuilder {
     void peers_of(const AllToAll& a, const Chunk& ch, std::span<const std::uint32_t> tokens,
                   std::vector<std::pair<std::uint32_t, std::uint64_t>>& out) const {
         const MoeAllToAll& t = a.traffic;
-        const std::uint32_t per_gpu = spec_.traffic.tokens_per_gpu;
+        const std::uint32_t per_gpu = a.tokens;
         out.clear();
         for (std::uint32_t tok : tokens) {
             const std::size_t i = std::size_t{ch.src} * per_gpu + tok;
@@ -554,12 +677,13 @@ class StepBuilder {
     Workload& w_;
     MoeRun& run_;
     const std::uint32_t ep_, layers_;
-    const bool low_latency_;
+    const bool low_latency_, five_stage_;
     const std::vector<std::uint32_t> experts_on_gpu_;
     Gating gating_;
     // Per (group, micro-batch), the join each rank's next attention waits for (kNone before
     // layer 0).
     std::vector<std::vector<std::uint32_t>> ready_;
+    std::vector<FiveStageTasks> five_stage_tasks_;  // per (pass, micro-batch, group, rank)
 };
 
 }  // namespace
@@ -573,16 +697,63 @@ MoeRun build_moe_run(const MoeRunSpec& spec) {
     run.simulated_layers = layers;
     run.workload.gpu_sms = spec.gpu_sms;
     const std::uint64_t tokens = spec.traffic.tokens_per_gpu;
-    run.attention = spec.phase == MoePhase::Decode
-                        ? attention_time(m, spec.gpu, tokens, spec.kv_length)
-                        : prefill_attention_time(m, spec.gpu, tokens, spec.kv_length);
+    const bool decode = spec.phase == MoePhase::Decode;
+    const std::uint32_t ep = spec.placement.ep_size;
+    const std::uint64_t requests = spec.requests_per_gpu();
+    const std::uint32_t queries = 1 + spec.mtp_draft_tokens;
+    run.router = router_time(m, spec.gpu, tokens);
+    run.attention_before_core = attention_before_core(m, spec.gpu, tokens);
     run.dense_ffn = dense_ffn_time(m, spec.gpu, tokens);
+    const std::size_t slots = std::size_t{spec.groups} * spec.micro_batches * ep;
+    run.attention.assign(slots, Time::zero());
+    if (decode) {
+        run.embedding = embedding_time(m, spec.gpu, tokens);
+        run.lm_head = lm_head_time(m, spec.gpu, tokens);
+        run.sampling = sampling_time(m, spec.gpu, tokens);
+        if (spec.mtp_draft_tokens > 0) {
+            run.mtp_embedding = embedding_time(m, spec.gpu, requests);
+            run.mtp_projection = mtp_projection_time(m, spec.gpu, requests);
+            run.mtp_head = lm_head_time(m, spec.gpu, requests);
+            run.mtp_sampling = sampling_time(m, spec.gpu, requests);
+            run.mtp_before_moe.assign(slots, Time::zero());
+            run.mtp_attention_before_core = run.mtp_embedding + run.mtp_projection +
+                                            attention_before_core(m, spec.gpu, requests);
+        }
+        // The same requests in every layer of a step: their contexts are drawn once per
+        // (group, micro-batch) and assigned to its ranks.
+        for (std::uint32_t grp = 0; grp < spec.groups; ++grp)
+            for (std::uint32_t mb = 0; mb < spec.micro_batches; ++mb) {
+                RandomStream rng(spec.seed, "request-contexts", std::uint64_t{grp} << 32 | mb);
+                const auto contexts =
+                    assign_request_contexts(spec.contexts, spec.request_balance, ep,
+                                            static_cast<std::uint32_t>(requests), rng);
+                for (std::uint32_t r = 0; r < ep; ++r) {
+                    const std::size_t i = run.rank_index(grp, mb, r);
+                    run.attention[i] =
+                        attention_time(m, spec.gpu, contexts[r], queries) + run.router;
+                    if (spec.mtp_draft_tokens == 0) continue;
+                    // Before an MTP module's MoE (after the head that chose its token): the
+                    // token's embedding with the hidden state projected, its attention over
+                    // the request's context (its own KV cache, one query) and its router.
+                    run.mtp_before_moe[i] = run.mtp_embedding + run.mtp_projection +
+                                            attention_time(m, spec.gpu, contexts[r], 1) +
+                                            router_time(m, spec.gpu, requests);
+                }
+            }
+    } else {
+        const Time t = prefill_attention_time(m, spec.gpu, tokens, spec.kv_length) + run.router;
+        std::fill(run.attention.begin(), run.attention.end(), t);
+    }
     // Training runs every simulated layer forward, then backward from the top: the backward
     // all-to-alls carry BF16 gradients (the combine's towards the experts, the dispatch's back),
-    // and backward compute takes twice the forward's (the usual 2:1 FLOP ratio).
-    const std::uint32_t passes = spec.phase == MoePhase::Training ? 2 * layers : layers;
+    // and backward compute takes twice the forward's (the usual 2:1 FLOP ratio). Decode with
+    // MTP runs its MTP modules after the simulated layers, one per draft token.
+    const std::uint32_t passes = spec.phase == MoePhase::Training ? 2 * layers
+                                 : decode                         ? layers + spec.mtp_draft_tokens
+                                                                  : layers;
     StepBuilder builder(spec, run);
     for (std::uint32_t pass = 0; pass < passes; ++pass) builder.pass(pass, passes);
+    builder.order_five_stage(passes);
     return run;
 }
 

@@ -15,6 +15,7 @@
 #include "models/dag/workload.hpp"
 #include "models/hardware/moe_compute.hpp"
 #include "traffic/moe_traffic.hpp"
+#include "traffic/request_contexts.hpp"
 
 namespace clustersim {
 
@@ -33,6 +34,15 @@ struct NormalKernelConfig {
     std::uint32_t combine_chunk_tokens = 20;
 };
 
+/// How a step's compute is cut and ordered around its all-to-alls (workload.schedule). Two
+/// stages: per micro-batch attention, then the experts (shared and routed together) once the
+/// dispatch is in, so one micro-batch computes while the other communicates. Five (DeepSeek's
+/// decode): attention in two tasks (before the core, then the core with its output and the
+/// router), the shared expert while the dispatch is in flight, the routed experts after it;
+/// each GPU runs its tasks in the order they become ready.
+enum class StepSchedule : std::uint8_t { FiveStage, TwoStage };
+inline constexpr std::array<std::string_view, 2> kStepScheduleNames = {"five-stage", "two-stage"};
+
 struct MoeRunSpec {
     MoePhase phase = MoePhase::Decode;
     MoeModel model;
@@ -44,11 +54,22 @@ struct MoeRunSpec {
     std::uint32_t groups = 1;  // EP groups (data-parallel replicas), each placement.ep_size ranks
     bool spread = false;       // groups interleaved over the GPUs (else packed one after another)
     std::uint32_t simulated_layers = 2;  // MoE layers simulated; the rest are extrapolated
-    std::uint64_t kv_length = 4096;      // decode: context per request; else the prompt length
-    std::uint32_t gpu_sms = 0;           // SMs per GPU (0: compute never slows)
-    std::uint32_t comm_sms = 0;          // normal mode: SMs DeepEP's dispatch/combine kernels hold
-    NormalKernelConfig normal;           // normal mode, library order: its channels and chunks
-    double mtp_acceptance = 0;           // decode: tokens per step are 1 + this per request
+    std::uint64_t kv_length = 4096;      // prefill and training: the prompt length
+    KvLengthDistribution contexts;       // decode: each request's context length
+    RequestBalance request_balance = RequestBalance::Kv;
+    std::uint32_t gpu_sms = 0;   // SMs per GPU (0: compute never slows)
+    std::uint32_t comm_sms = 0;  // normal mode: SMs DeepEP's dispatch/combine kernels hold
+    NormalKernelConfig normal;   // normal mode, library order: its channels and chunks
+    // Decode with multi-token prediction: each request carries 1 + draft tokens through every
+    // layer (traffic.tokens_per_gpu counts them all), and the MTP module runs once per draft
+    // token over one token per request; of the drafts, `mtp_acceptance` are kept on average.
+    std::uint32_t mtp_draft_tokens = 0;
+    StepSchedule schedule = StepSchedule::TwoStage;
+    double mtp_acceptance = 0;
+
+    std::uint32_t requests_per_gpu() const {
+        return traffic.tokens_per_gpu / (1 + mtp_draft_tokens);
+    }
     std::uint64_t seed = 1;
 };
 
@@ -56,6 +77,7 @@ struct MoeRunSpec {
 struct MoeAllToAllRange {
     std::uint32_t layer = 0, micro_batch = 0;             // (and one range per EP group)
     bool backward = false;                                // training's backward pass
+    bool mtp = false;                                     // decode: an MTP module's MoE
     std::uint32_t dispatch_first = 0, dispatch_last = 0;  // message indices [first, last)
     std::uint32_t combine_first = 0, combine_last = 0;
 };
@@ -64,10 +86,27 @@ struct MoeRun {
     MoeRunSpec spec;  // the step it is: tokens, micro-batches, phase, model
     Workload workload;
     std::vector<MoeAllToAllRange> all_to_alls;
-    Time attention;            // per micro-batch per GPU (forward)
-    Time dense_ffn;            // per micro-batch per GPU (dense layers, forward)
+    // Per (group, micro-batch, rank), flattened: a main layer's attention and router (forward),
+    // and in decode with MTP the compute an MTP module runs before its MoE (embedding,
+    // projection, its attention and router; the head before it is added per module).
+    std::vector<Time> attention, mtp_before_moe;
+    // Five stages: what of `attention` (and of mtp_before_moe) comes before the core attention.
+    Time attention_before_core, mtp_attention_before_core;
+    Time dense_ffn;  // per micro-batch per GPU (dense layers, forward)
+    Time router;     // per micro-batch per GPU per layer (within `attention`)
+    // Per micro-batch per GPU, once per step (decode): the embedding of the step's tokens, the
+    // LM head and sampling after the main model over 1 + draft tokens per request, and the
+    // MTP module's head and sampling over one token per request.
+    Time embedding, lm_head, sampling, mtp_head, mtp_sampling, mtp_embedding, mtp_projection;
     std::vector<Time> expert;  // per (pass, layer, micro-batch, group, GPU), flattened
     std::uint32_t simulated_layers = 0;
+    std::int64_t nominal_compute_ps = 0;  // every compute task's own duration, summed
+
+    std::size_t rank_index(std::uint32_t group, std::uint32_t micro_batch,
+                           std::uint32_t rank) const {
+        return (std::size_t{group} * spec.micro_batches + micro_batch) * spec.placement.ep_size +
+               rank;
+    }
 };
 
 MoeRun build_moe_run(const MoeRunSpec& spec);

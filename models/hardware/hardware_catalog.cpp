@@ -110,6 +110,8 @@ const HardwareCatalog& HardwareCatalog::builtin() {
             p.hbm_gbytes_per_s = n["hbm_gbytes_per_s"].as<double>();
             p.mfu = n["mfu"].as<double>();
             p.hbm_efficiency = n["hbm_efficiency"].as<double>();
+            p.attention_mfu = n["attention_mfu"].as<double>();
+            p.attention_hbm_efficiency = n["attention_hbm_efficiency"].as<double>();
             p.sms = n["sms"].as<std::uint32_t>();
             p.comm_sms = n["comm_sms"].as<std::uint32_t>();
             if (!c.nics_.count(p.nic))

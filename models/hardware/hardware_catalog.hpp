@@ -64,8 +64,9 @@ struct NodePreset {
     std::uint32_t nodes_per_rack = 0;
     // GPU compute (decode compute model): dense peaks and the achieved fractions.
     double fp8_tflops = 0, bf16_tflops = 0, hbm_gbytes_per_s = 0;
-    double mfu = 1, hbm_efficiency = 1;
-    std::uint32_t sms = 0;       // streaming multiprocessors per GPU
+    double mfu = 1, hbm_efficiency = 1;                      // GEMMs (DeepGEMM)
+    double attention_mfu = 1, attention_hbm_efficiency = 1;  // core attention (FlashMLA)
+    std::uint32_t sms = 0;                                   // streaming multiprocessors per GPU
     std::uint32_t comm_sms = 0;  // of them, what DeepEP's normal kernels take while they run
 };
 

@@ -15,8 +15,10 @@ double nvlink_achievable_gbytes_per_s(const NodePreset& n) {
 GpuThroughput gpu_throughput(const NodePreset& n) {
     GpuThroughput g;
     g.matmul_flops_per_s = (n.fp8_tflops > 0 ? n.fp8_tflops : n.bf16_tflops) * 1e12 * n.mfu;
-    g.attention_flops_per_s = n.bf16_tflops * 1e12 * n.mfu;
+    g.bf16_matmul_flops_per_s = n.bf16_tflops * 1e12 * n.mfu;
     g.hbm_bytes_per_s = n.hbm_gbytes_per_s * 1e9 * n.hbm_efficiency;
+    g.attention_flops_per_s = n.bf16_tflops * 1e12 * n.attention_mfu;
+    g.attention_hbm_bytes_per_s = n.hbm_gbytes_per_s * 1e9 * n.attention_hbm_efficiency;
     return g;
 }
 

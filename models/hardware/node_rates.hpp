@@ -14,7 +14,8 @@ double pcie_gbytes_per_s(const NodePreset& n);
 /// Achievable NVLink bandwidth per GPU and direction: nominal x the preset's efficiency.
 double nvlink_achievable_gbytes_per_s(const NodePreset& n);
 
-/// Dense FP8 (BF16 where there is no FP8) and BF16 peaks x MFU, HBM x its efficiency.
+/// Dense FP8 (BF16 where there is no FP8) and BF16 peaks x mfu for GEMMs and HBM x its
+/// efficiency; BF16 x attention_mfu and HBM x attention_hbm_efficiency for core attention.
 GpuThroughput gpu_throughput(const NodePreset& n);
 
 /// ISCA '25 section 2.3.2: a GPU's nominal EP bandwidth is its NVLink rate per direction when

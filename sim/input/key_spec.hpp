@@ -29,6 +29,8 @@ struct KeySpec {
     std::string help;
     std::optional<double> default_number;  // a fixed default (Integer, Number, Boolean 0/1)
     std::optional<std::string> default_text_value;  // a fixed default (String)
+    std::vector<std::string> words;  // Integer: names accepted instead of a count (`auto`)
+    bool or_section = false;         // Integer: a mapping of its own keys instead (a distribution)
 };
 
 namespace keys {
@@ -46,29 +48,39 @@ inline std::string with_note(const std::string& value, const std::string& note) 
 inline KeySpec number(std::string path, double min, double max, std::string dflt,
                       std::string help) {
     return KeySpec{std::move(path), KeyType::Number, min, max, {}, {},
-                   std::move(dflt), std::move(help), {},  {}};
+                   std::move(dflt), std::move(help), {},  {},  {}, false};
 }
 inline KeySpec integer(std::string path, double min, double max, std::string dflt,
                        std::string help) {
     return KeySpec{std::move(path), KeyType::Integer, min, max, {}, {},
-                   std::move(dflt), std::move(help),  {},  {}};
+                   std::move(dflt), std::move(help),  {},  {},  {}, false};
 }
 inline KeySpec text(std::string path, std::string dflt, std::string help) {
     return KeySpec{std::move(path), KeyType::String, -INFINITY, INFINITY, {}, {},
-                   std::move(dflt), std::move(help), {},        {}};
+                   std::move(dflt), std::move(help), {},        {},       {}, false};
 }
 inline KeySpec choice(std::string path, std::vector<std::string> choices,
                       std::vector<std::string> supported, std::string dflt, std::string help) {
-    return KeySpec{
-        std::move(path),      KeyType::String, -INFINITY,       INFINITY, std::move(choices),
-        std::move(supported), std::move(dflt), std::move(help), {},       {}};
+    return KeySpec{std::move(path),
+                   KeyType::String,
+                   -INFINITY,
+                   INFINITY,
+                   std::move(choices),
+                   std::move(supported),
+                   std::move(dflt),
+                   std::move(help),
+                   {},
+                   {},
+                   {},
+                   false};
 }
 inline KeySpec boolean(std::string path, std::string dflt, std::string help) {
     return KeySpec{std::move(path), KeyType::Boolean, -INFINITY, INFINITY, {}, {},
-                   std::move(dflt), std::move(help),  {},        {}};
+                   std::move(dflt), std::move(help),  {},        {},       {}, false};
 }
 inline KeySpec section(std::string path) {
-    return KeySpec{std::move(path), KeyType::Section, -INFINITY, INFINITY, {}, {}, "", "", {}, {}};
+    return KeySpec{
+        std::move(path), KeyType::Section, -INFINITY, INFINITY, {}, {}, "", "", {}, {}, {}, false};
 }
 
 /// Keys with a fixed default, written once: the value, and `note` saying where it comes from

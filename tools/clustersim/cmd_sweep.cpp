@@ -39,7 +39,14 @@ int run(const SweepCommandOptions& o, const MpiSession& mpi) {
                    summary.failed, summary.resumed,
                    o.out_dir.empty() ? "" : "; results.csv and results.json in " + o.out_dir);
     }
-    return kExitOk;
+    // As the contract says: 2 when a point's input is bad, 4 when every input was valid but a
+    // point did not complete, 0 only when all did.
+    bool bad_input = false, incomplete = false;
+    for (const auto& row : summary.json["points"]) {
+        bad_input |= row["status"] == "error";
+        incomplete |= row["status"] != "completed";
+    }
+    return bad_input ? kExitBadInput : incomplete ? kExitSweepIncomplete : kExitOk;
 }
 
 }  // namespace

@@ -18,6 +18,7 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitInternal = 1;
 inline constexpr int kExitBadInput = 2;
 inline constexpr int kExitStalled = 3;
+inline constexpr int kExitSweepIncomplete = 4;  // every input valid, a point did not complete
 
 struct Subcommand {
     CLI::App* app = nullptr;

@@ -310,7 +310,8 @@ MoeTrafficParams moe_traffic_params(const Scenario& s) {
     const auto& w = s.workload;
     MoeTrafficParams t;
     t.mode = w.normal_mode ? MoeMode::Normal : MoeMode::LowLatency;
-    t.tokens_per_gpu = w.tokens_per_gpu;
+    // Decode with MTP: every request's drafts go through every layer with it.
+    t.tokens_per_gpu = w.tokens_per_gpu * (1 + w.mtp_draft_tokens);
     t.shared_expert_remote = w.shared_expert_remote;
     t.intranode_via_rdma = w.intranode_via_rdma;
     t.issue_order = w.destination_sorted ? IssueOrder::DestinationSorted : IssueOrder::Library;
@@ -340,6 +341,14 @@ ExpertPlacement moe_placement(const Scenario& s, const GatingParams& g) {
                          expert_weights(m.routed_experts, g), order);
 }
 
+std::uint32_t simulated_layers_to_run(const Scenario& s) {
+    const std::uint32_t moe_layers = s.model.preset.moe_layers();
+    if (s.workload.simulated_layers > 0) return std::min(s.workload.simulated_layers, moe_layers);
+    return std::min(
+        s.workload.phase == MoePhase::Decode ? kAutoLayersStart : kAutoLayersCostlyStart,
+        moe_layers);
+}
+
 MoeRunSpec moe_run_spec(const Scenario& s, std::uint32_t endpoints) {
     const auto& w = s.workload;
     if (!s.model.set)
@@ -362,8 +371,12 @@ MoeRunSpec moe_run_spec(const Scenario& s, std::uint32_t endpoints) {
     spec.micro_batches = w.micro_batches;
     spec.groups = w.ep_groups;
     spec.spread = w.ep_spread;
-    spec.simulated_layers = std::min(w.simulated_layers, spec.model.moe_layers());
+    spec.simulated_layers = simulated_layers_to_run(s);
     spec.kv_length = w.kv_length;
+    spec.contexts = w.contexts;
+    spec.request_balance = w.request_balance;
+    spec.mtp_draft_tokens = w.mtp_draft_tokens;
+    spec.schedule = w.schedule;
     spec.gpu_sms = n.sms;
     spec.comm_sms = w.comm_sms;
     // The channels DeepEP's kernels make come from the SMs they use, also when the scenario
@@ -380,12 +393,14 @@ MoeStepShape moe_step_shape(const Scenario& s, bool whole_step) {
     MoeStepShape shape;
     shape.ep_size = w.ep_size;
     shape.gpus_per_node = std::max<std::uint32_t>(1, s.cluster.gpus_per_node);
-    shape.tokens_per_gpu = w.tokens_per_gpu;
+    shape.tokens_per_gpu = std::uint64_t{w.tokens_per_gpu} * (1 + w.mtp_draft_tokens);
     if (whole_step) {
         shape.groups = w.ep_groups;
         shape.micro_batches = w.micro_batches;
-        const std::uint64_t layers = std::min(w.simulated_layers, m.moe_layers());
-        shape.passes = w.phase == MoePhase::Training ? 2 * layers : layers;
+        const std::uint64_t layers = simulated_layers_to_run(s);
+        // An MTP module's pass carries one token per request where a layer's carries 1 +
+        // drafts: counted as a layer's, an upper bound.
+        shape.passes = w.phase == MoePhase::Training ? 2 * layers : layers + w.mtp_draft_tokens;
     } else {
         shape.passes = 1;
     }
@@ -397,6 +412,7 @@ MoeStepShape moe_step_shape(const Scenario& s, bool whole_step) {
     shape.low_latency = !w.normal_mode;
     shape.hold_sms = w.normal_mode && w.comm_sms > 0;
     shape.chunked = !w.destination_sorted;
+    shape.five_stage = w.schedule == StepSchedule::FiveStage;
     const NormalKernelConfig normal =
         deepep_normal_config(w.ep_size, w.comm_sms > 0 ? w.comm_sms : s.cluster.preset.comm_sms);
     shape.channels = normal.channels;

@@ -69,6 +69,12 @@ std::uint32_t virtual_lanes(const Scenario& s, const Topology& fabric);
 const WorkloadKind& validate_workload(const Scenario& s);
 Workload build_workload(const Scenario& s, std::uint32_t endpoints, TraceInput trace);
 /// The moe decode step's DAG and where its all-to-alls are (workload.kind: moe).
+/// workload.simulated_layers: auto starts from 4 layers in decode (its first three against all
+/// four) and from 2 in prefill and training (whose layers cost far more; each rerun adds one),
+/// up to 8 (tools/scenario/settle_layers.hpp). Assumptions, stated in docs/moe-traffic.md.
+inline constexpr std::uint32_t kAutoLayersStart = 4, kAutoLayersCostlyStart = 2, kAutoLayersCap = 8;
+/// The MoE layers a run simulates: the scenario's count, or where auto starts.
+std::uint32_t simulated_layers_to_run(const Scenario& s);
 MoeRunSpec moe_run_spec(const Scenario& s, std::uint32_t endpoints);
 GatingParams moe_gating_params(const Scenario& s);
 MoeTrafficParams moe_traffic_params(const Scenario& s);

@@ -228,6 +228,10 @@ class Loader {
                 continue;
             }
             positions_[path] = value.Mark();
+            if (spec->or_section && value.IsMap()) {  // a number's alternative: its own keys
+                validate(value, path);
+                continue;
+            }
             check_value(*spec, value);
         }
     }
@@ -235,11 +239,17 @@ class Loader {
     void check_value(const KeySpec& spec, const YAML::Node& v) {
         const std::string& path = spec.path;
         if (!v.IsScalar() || (v.IsNull()))
-            fail_at(path, v.Mark(), fmt::format("expected {}", type_name(spec.type)));
+            fail_at(path, v.Mark(),
+                    fmt::format("expected {}{}", type_name(spec.type),
+                                spec.or_section ? " or a mapping (e.g. kind: uniform)" : ""));
         const std::string text = v.Scalar();
         double num = 0;
         switch (spec.type) {
             case Type::Integer: {
+                if (std::find(spec.words.begin(), spec.words.end(), text) != spec.words.end()) {
+                    values_.texts[path] = text;
+                    return;
+                }
                 const bool bytes =
                     path.size() > 6 && path.compare(path.size() - 6, 6, "_bytes") == 0;
                 bool negative = false;
@@ -255,8 +265,11 @@ class Loader {
                                         format_number(spec.min), hi));
                 if (!parsed)
                     fail_at(path, v.Mark(),
-                            fmt::format("'{}' is not {}{}", text, type_name(spec.type),
-                                        bytes ? " (units KB, MB, GB, KiB, MiB, GiB allowed)" : ""));
+                            fmt::format("'{}' is not {}{}{}", text, type_name(spec.type),
+                                        bytes ? " (units KB, MB, GB, KiB, MiB, GiB allowed)" : "",
+                                        spec.words.empty()
+                                            ? ""
+                                            : " (expected a count or " + join(spec.words) + ")"));
                 values_.integers[path] = *parsed;
                 return;
             }

@@ -153,7 +153,8 @@ nlohmann::ordered_json moe_step_json(const Scenario& s, const MoeRun& run,
     const bool decode = run.spec.phase == MoePhase::Decode;
     const bool training = run.spec.phase == MoePhase::Training;
     nlohmann::ordered_json d;
-    d[decode ? "tpot_ms" : "step_ms"] = m.step_ms;
+    if (decode) d["tpot_ms"] = m.tpot_ms;
+    d["step_ms"] = m.step_ms;
     d["tokens_per_s_per_gpu"] = m.tokens_per_s_per_gpu;
     d["tokens_per_s_per_node"] = m.tokens_per_s_per_node;
     if (decode) d["tokens_per_s_per_user"] = m.tokens_per_s_per_user;
@@ -168,7 +169,16 @@ nlohmann::ordered_json moe_step_json(const Scenario& s, const MoeRun& run,
     d["compute_slowdown_ms"] = m.compute_slowdown_ms;
     d["exposed_comm_ms"] = m.exposed_comm_ms;
     d["attention_us"] = m.attention_us;
+    if (decode) d["attention_max_us"] = m.attention_max_us;
+    d["router_us"] = m.router_us;
     d["expert_us"] = m.expert_us;
+    if (decode) {
+        d["embedding_us"] = m.embedding_us;
+        d["lm_head_us"] = m.lm_head_us;
+        d["sampling_us"] = m.sampling_us;
+        d["mtp_us"] = m.mtp_us;
+        d["mtp_layer_us"] = m.mtp_layer_us;
+    }
     d["simulated_layers"] = m.simulated_layers;
     d["extrapolation"] = m.extrapolation;
     return d;

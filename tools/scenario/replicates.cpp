@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "tools/scenario/settle_layers.hpp"
+
 namespace clustersim {
 
 double ci95_half_width(std::span<const double> values) {
@@ -47,8 +49,8 @@ void summarise_replicates(Json& first, std::span<const Json> all, std::uint32_t 
     }
 }
 
-RunOutcome run_replicates(const Scenario& s, const PreparedRun& prepared, bool progress) {
-    RunOutcome first = execute_run(s, prepared, progress);
+RunOutcome run_replicates(const Scenario& s, PreparedRun& prepared, bool progress) {
+    RunOutcome first = execute_settled(s, prepared, progress);
     if (s.sim.replicates <= 1) return first;
     const bool completed = first.result.status == SimulationResult::Status::Completed;
     std::vector<Json> done;
@@ -56,8 +58,8 @@ RunOutcome run_replicates(const Scenario& s, const PreparedRun& prepared, bool p
     for (std::uint32_t i = 1; i < s.sim.replicates; ++i) {
         Scenario r = s;
         r.seed = s.seed + i;  // wraps past 2^64 - 1, still a seed
-        const PreparedRun p = prepare_run(r);
-        RunOutcome o = execute_run(r, p, progress);
+        PreparedRun p = prepare_run(r);
+        RunOutcome o = execute_settled(r, p, progress);
         if (o.result.status == SimulationResult::Status::Completed)
             done.push_back(std::move(o.results));
     }

@@ -23,7 +23,9 @@ double ci95_half_width(std::span<const double> values);
 void summarise_replicates(Json& first, std::span<const Json> all, std::uint32_t requested);
 
 /// Runs a prepared scenario and, with sim.replicates > 1, its other seeds (each prepared and
-/// run in turn), returning the first run with its headline sections summarised.
-RunOutcome run_replicates(const Scenario& s, const PreparedRun& prepared, bool progress);
+/// run in turn), returning the first run with its headline sections summarised. Each seed's
+/// layers settle on their own (workload.simulated_layers: auto); `prepared` becomes the first
+/// seed's last run.
+RunOutcome run_replicates(const Scenario& s, PreparedRun& prepared, bool progress);
 
 }  // namespace clustersim

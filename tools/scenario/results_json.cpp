@@ -288,8 +288,15 @@ std::string run_summary_table(const Json& j) {
         if (!j.contains(phase)) continue;
         const auto& d = j[phase];
         const bool decode = std::string(phase) == "decode";
-        out += fmt::format("  {:<26}{:>16.3f}\n", decode ? "TPOT [ms]" : "step [ms]",
-                           d[decode ? "tpot_ms" : "step_ms"].get<double>());
+        auto ci = [&](const char* key) {
+            const std::string k = std::string(key) + "_ci95";
+            return d.contains(k) ? fmt::format(" +- {:.3f}", d[k].get<double>()) : std::string();
+        };
+        if (decode)
+            out += fmt::format("  {:<26}{:>16.3f}{}\n", "TPOT [ms]", d["tpot_ms"].get<double>(),
+                               ci("tpot_ms"));
+        out += fmt::format("  {:<26}{:>16.3f}{}\n", "step [ms]", d["step_ms"].get<double>(),
+                           ci("step_ms"));
         if (decode)
             out += fmt::format("  {:<26}{:>16.1f}{:>12.1f}{:>12.2f}\n", "tokens/s GPU/node/user",
                                d["tokens_per_s_per_gpu"].get<double>(),

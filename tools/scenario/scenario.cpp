@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 #include "models/congestion/congestion_controls.hpp"
@@ -265,6 +266,7 @@ class Filler {
         w.destination_sorted = text_or("workload.issue_order", "library") == "destination-sorted";
         w.shared_expert_remote = text_or("workload.shared_expert_remote", "false") == "true";
         w.kv_length = u32_or("workload.kv_length", 4096);
+        fill_contexts(s);
         w.redundant_experts = u32_or("workload.redundant_experts", 0);
         w.ep_groups = u32_or("workload.ep_groups", 1);
         w.ep_spread = text_or("workload.ep_placement", "packed") == "spread";
@@ -272,8 +274,41 @@ class Filler {
             throw s.error_at("workload.redundant_experts",
                              fmt::format("{} copies of {} experts (expected at most one copy each)",
                                          w.redundant_experts, s.model.preset.routed_experts));
-        w.simulated_layers = u32_or("workload.simulated_layers", 2);
+        w.simulated_layers = text_or("workload.simulated_layers", "") == "auto"
+                                 ? 0
+                                 : u32_or("workload.simulated_layers", 0);
+        // DeepSeek's decode overlaps two micro-batches in five stages; with one there is
+        // nothing to overlap.
+        const bool five_by_default = w.phase == MoePhase::Decode && w.micro_batches >= 2;
+        w.schedule =
+            enum_of(kStepScheduleNames,
+                    text_or("workload.schedule", five_by_default ? "five-stage" : "two-stage"),
+                    StepSchedule::TwoStage);
+        if (w.schedule == StepSchedule::FiveStage && w.phase != MoePhase::Decode)
+            throw s.error_at("workload.schedule",
+                             fmt::format("five-stage is DeepSeek's decode schedule (expected "
+                                         "two-stage with phase {})",
+                                         phase_name(w.phase)));
+        if (w.schedule == StepSchedule::FiveStage && w.micro_batches < 2)
+            throw s.error_at("workload.schedule",
+                             "five-stage overlaps two or more micro-batches (expected "
+                             "workload.micro_batches of 2, or schedule: two-stage)");
+        w.mtp_draft_tokens = u32_or("workload.mtp_draft_tokens", 0);
         w.mtp_acceptance = number_or("workload.mtp_acceptance", 0);
+        if (w.mtp_draft_tokens > 0 && w.phase != MoePhase::Decode)
+            throw s.error_at(
+                "workload.mtp_draft_tokens",
+                fmt::format("{} drafts tokens only in decode (expected 0 with phase {})",
+                            w.mtp_draft_tokens, phase_name(w.phase)));
+        if (w.mtp_draft_tokens > 0 && s.model.set && s.model.preset.mtp_modules == 0)
+            throw s.error_at("workload.mtp_draft_tokens",
+                             fmt::format("model {} has no MTP module to draft with (expected 0, or "
+                                         "a model with mtp_modules such as deepseek-v3)",
+                                         s.model.preset.name));
+        if (w.mtp_acceptance > 0 && w.mtp_draft_tokens == 0)
+            throw s.error_at("workload.mtp_acceptance",
+                             "accepts draft tokens, but none are drafted (expected "
+                             "workload.mtp_draft_tokens of 1 or more, or no acceptance)");
         w.comm_sms = u32_or("workload.comm_sms", s.cluster.preset.comm_sms);
         w.expert_placement = text_or("workload.expert_placement", "contiguous");
         w.affinity_groups = u32_or("workload.affinity_groups", 0);
@@ -287,6 +322,48 @@ class Filler {
             throw s.error_at(
                 "workload.kind",
                 "a moe workload needs a model (expected model.name, e.g. deepseek-v3)");
+    }
+
+    // workload.kv_length: one context for every request, or a distribution to draw each from.
+    void fill_contexts(Scenario& s) {
+        auto& w = s.workload;
+        KvLengthDistribution& d = w.contexts;
+        w.request_balance = enum_of(kRequestBalanceNames, text_or("workload.request_balance", "kv"),
+                                    RequestBalance::Kv);
+        d.tokens = w.kv_length;
+        if (!has("workload.kv_length.kind")) {
+            for (const char* k : {"workload.kv_length.min", "workload.kv_length.max",
+                                  "workload.kv_length.mean", "workload.kv_length.sigma"})
+                if (has(k))
+                    throw s.error_at("workload.kv_length.kind",
+                                     "a distribution needs its kind (expected kind: uniform or "
+                                     "kind: lognormal)");
+            return;
+        }
+        d.kind = enum_of(kKvLengthKindNames, text_or("workload.kv_length.kind", "uniform"),
+                         KvLengthKind::Uniform);
+        d.min_tokens = u32_or("workload.kv_length.min", 1);
+        if (!has("workload.kv_length.max"))
+            throw s.error_at("workload.kv_length.max",
+                             "a context distribution needs its longest context (expected max: "
+                             "tokens, e.g. 131072)");
+        d.max_tokens = u32_or("workload.kv_length.max", 1);
+        if (d.min_tokens > d.max_tokens)
+            throw s.error_at("workload.kv_length.min",
+                             fmt::format("{} is above max {} (expected min <= max)", d.min_tokens,
+                                         d.max_tokens));
+        if (d.kind == KvLengthKind::Lognormal) {
+            if (!has("workload.kv_length.mean"))
+                throw s.error_at("workload.kv_length.mean",
+                                 "a lognormal context needs its mean (expected mean: tokens)");
+            d.mean_tokens = number_or("workload.kv_length.mean", 4096);
+            d.sigma = number_or("workload.kv_length.sigma", 1.0);
+        } else {
+            for (const char* k : {"workload.kv_length.mean", "workload.kv_length.sigma"})
+                if (has(k))
+                    throw s.error_at(k, "is a lognormal's (expected min and max for uniform)");
+        }
+        w.kv_length = static_cast<std::uint32_t>(std::llround(d.mean()));
     }
 
     std::string path_;

@@ -14,6 +14,7 @@
 #include "sim/input/key_spec.hpp"
 #include "traffic/moe_gating.hpp"
 #include "traffic/moe_workload.hpp"
+#include "traffic/request_contexts.hpp"
 
 namespace clustersim {
 
@@ -104,11 +105,15 @@ struct Scenario {
         bool intranode_via_rdma = false;
         bool destination_sorted = false;  // issue_order: destination-sorted (else library)
         bool shared_expert_remote = false;
-        std::uint32_t kv_length = 4096;
+        std::uint32_t kv_length = 4096;  // fixed context (decode) or prompt length
+        KvLengthDistribution contexts;   // decode: each request's context
+        RequestBalance request_balance = RequestBalance::Kv;
         std::uint32_t redundant_experts = 0;
         std::uint32_t ep_groups = 1;
         bool ep_spread = false;
-        std::uint32_t simulated_layers = 2;
+        std::uint32_t simulated_layers = 0;  // 0: auto (settled by the run)
+        std::uint32_t mtp_draft_tokens = 0;
+        StepSchedule schedule = StepSchedule::FiveStage;
         double mtp_acceptance = 0;
         std::uint32_t comm_sms = 0;  // normal mode: SMs held by DeepEP's kernels
         std::string expert_placement = "contiguous";

@@ -13,6 +13,7 @@
 #include "topologies/topology_kinds.hpp"
 #include "traffic/moe_gating.hpp"
 #include "traffic/moe_workload.hpp"
+#include "traffic/request_contexts.hpp"
 #include "traffic/workload_kinds.hpp"
 
 namespace clustersim {
@@ -87,6 +88,18 @@ const std::vector<KeySpec>& schema() {
 
 // clang-format off
 static std::vector<KeySpec> core_keys() {
+    KeySpec kv_length = integer(
+        "workload.kv_length", 1, 1e8, "4096 (assumption)",
+        "tokens of KV cache per request during decode (attention cost), or a distribution each "
+        "request's is drawn from ({kind: uniform, min, max} or {kind: lognormal, mean, sigma, "
+        "min, max}); prefill and training: the prompt length");
+    kv_length.or_section = true;
+    KeySpec simulated_layers = integer(
+        "workload.simulated_layers", 1, 10000, "auto",
+        "MoE layers simulated packet by packet, the step extrapolated from their steady state; "
+        "auto: from 4 (decode) or 2 (prefill, training), more until the step moves by less than "
+        "1 % with the last layer added, or 8 are simulated");
+    simulated_layers.words = {"auto"};
     return {
         integer("seed", 0, 18446744073709551615.0, "1", "random seed: same scenario + seed = same results"),
         text("name", "file stem", "scenario name in reports"),
@@ -181,16 +194,27 @@ static std::vector<KeySpec> core_keys() {
                "who issues each transfer: GPU kernels (IBGDA, NVLink stores: DeepEP, NCCL) or the CPU "
                "(verbs, copy launches: the ISCA '25 Table 5 measurements)"),
         choice("workload.phase", {kMoePhaseNames.begin(), kMoePhaseNames.end()}, {}, "decode", "MoE phase"),
-        integer("workload.tokens_per_gpu", 1, 1e9, "128", "tokens each EP rank holds in one micro-batch"),
+        integer("workload.tokens_per_gpu", 1, 1e9, "128", "tokens each EP rank holds in one micro-batch (decode: requests, each carrying 1 + mtp_draft_tokens tokens)"),
         integer("workload.micro_batches", 1, 1024, "2", "micro-batches per step (two overlap compute and communication)"),
-        integer("workload.kv_length", 1, 1e8, "4096 (assumption)", "tokens of KV cache per request during decode (attention cost)"),
-        integer("workload.simulated_layers", 1, 10000, "2", "MoE layers simulated packet by packet; the step extrapolates from their steady state"),
+        kv_length,
+        choice("workload.kv_length.kind", {kKvLengthKindNames.begin() + 1, kKvLengthKindNames.end()}, {}, "(required)",
+               "decode: each request's context drawn from this distribution"),
+        integer("workload.kv_length.min", 1, 1e8, "1", "uniform: the shortest context; lognormal: draws below are raised to it"),
+        integer("workload.kv_length.max", 1, 1e8, "(required)", "uniform: the longest context; lognormal: draws above are cut to it"),
+        number("workload.kv_length.mean", 1, 1e8, "(required for lognormal)", "lognormal: the mean context in tokens (before the cut)"),
+        number("workload.kv_length.sigma", 0, 10, "1 (assumption)", "lognormal: the standard deviation of the log of the context"),
+        choice("workload.request_balance", {kRequestBalanceNames.begin(), kRequestBalanceNames.end()}, {}, "kv",
+               "decode: requests over a micro-batch's attention ranks, the same count on each; kv also balances their KV tokens (largest first to the lightest rank, as DeepSeek's decode load balancer does), count deals them out in order"),
+        simulated_layers,
         choice("workload.expert_placement", {"contiguous", "round-robin", "coactivation"}, {}, "contiguous",
                "routed experts over EP ranks: contiguous (a group per node), round-robin (expert e on rank e mod ep_size), or coactivation (experts often selected together on one node, measured by gating a sample)"),
         integer("workload.affinity_groups", 0, 1e6, "0", "co-activation in the gating: latent token kinds, each favouring its own seeded set of experts (0: none)"),
         number("workload.affinity_factor", 1, 1e6, "10", "how many times likelier a token's own kind of experts is (affinity_groups > 0)"),
         integer("workload.comm_sms", 0, 1e4, "node preset (24, DeepEP's example)", "normal mode: SMs DeepEP's dispatch and combine kernels hold while they run, slowing compute beside them"),
-        number("workload.mtp_acceptance", 0, 1, "0", "multi-token prediction: acceptance rate of the extra token (0: no MTP; DeepSeek-V3 reports 0.8-0.9)"),
+        choice("workload.schedule", {kStepScheduleNames.begin(), kStepScheduleNames.end()}, {}, "five-stage (decode with 2+ micro-batches), else two-stage",
+               "how a step's compute is cut and ordered around its all-to-alls: five-stage (DeepSeek's decode: attention split before/after the core, the shared expert during the dispatch) or two-stage (attention, then shared and routed experts after the dispatch)"),
+        integer("workload.mtp_draft_tokens", 0, 8, "0", "decode: multi-token prediction draft tokens per request per step, each computed and communicated through every layer, plus one MTP module run per draft (DeepSeek decodes with 1)"),
+        number("workload.mtp_acceptance", 0, 1, "0", "decode: probability a draft token is accepted; output tokens per request per step are 1 + this x mtp_draft_tokens (DeepSeek-V3 reports 0.85-0.9 for its second token)"),
         integer("workload.ep_size", 1, 1e7, "the model's routed experts", "GPUs in the expert-parallel group"),
         integer("workload.redundant_experts", 0, 1e6, "0",
                 "extra copies of the heaviest experts (DeepSeek's decode: 32 over 144 GPUs), one each at most"),
@@ -295,6 +319,8 @@ std::string schema_markdown() {
         std::string range;
         if ((k.type == Type::Integer || k.type == Type::Number) && std::isfinite(k.min))
             range = fmt::format(" ({} to {})", format_number(k.min), format_number(k.max));
+        for (const auto& w : k.words) range += ", or " + w;
+        if (k.or_section) range += ", or a mapping";
         out +=
             fmt::format("| `{}` | {}{} | {} | {} |\n", k.path, type, range, k.default_text, k.help);
     }

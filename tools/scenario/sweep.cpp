@@ -21,6 +21,7 @@
 #include "tools/scenario/pareto.hpp"
 #include "tools/scenario/replicates.hpp"  // ci95_half_width
 #include "tools/scenario/run.hpp"
+#include "tools/scenario/settle_layers.hpp"
 
 namespace clustersim {
 namespace {
@@ -139,8 +140,8 @@ Json run_point(const SweepSpec& spec, const SweepPoint& point) {
                 runs.push_back(run);
                 break;  // nothing random in a price
             }
-            const PreparedRun prepared = prepare_run(s);
-            const RunOutcome o = execute_run(s, prepared, false);
+            PreparedRun prepared = prepare_run(s);
+            const RunOutcome o = execute_settled(s, prepared, false);
             Json run;
             run["seed"] = s.seed;
             run["status"] = o.results["status"];
@@ -400,9 +401,21 @@ SweepSummary run_sweep(const SweepSpec& spec, const SweepOptions& options) {
         return stats[i][m]["mean"].get<double>();
     };
     std::vector<ParetoPoint> ranked(points.size());
-    for (std::size_t i = 0; i < points.size(); ++i)
-        ranked[i] = {value(i, "cluster_cost_usd"), value(i, "objective")};
+    for (std::size_t i = 0; i < points.size(); ++i) {
+        const bool ci = stats[i].contains("objective") && stats[i]["objective"].contains("ci95");
+        ranked[i] = {value(i, "cluster_cost_usd"), value(i, "objective"),
+                     ci ? stats[i]["objective"]["ci95"].get<double>() : 0.0};
+    }
     const std::vector<bool> pareto = pareto_front(ranked, spec.maximize);
+    const std::vector<std::vector<std::size_t>> ties = front_ties(ranked, pareto);
+    auto tie_text = [&](std::size_t i) {
+        std::string t;
+        for (std::size_t j : ties[i]) {
+            if (!t.empty()) t.push_back(';');
+            t.append(std::to_string(j));
+        }
+        return t;
+    };
 
     std::string csv = "point";
     for (const SweepAxis& a : spec.grid) csv.append(",").append(csv_cell(a.path));
@@ -412,7 +425,7 @@ SweepSummary run_sweep(const SweepSpec& spec, const SweepOptions& options) {
         csv.append(",").append(m);
         if (spec.seeds > 1) csv.append(",").append(m).append("_ci95");
     }
-    csv += ",pareto,error\n";
+    csv += ",pareto,tied_with,error\n";
     Json rows = Json::array();
     for (std::size_t i = 0; i < points.size(); ++i) {
         csv += std::to_string(i);
@@ -428,13 +441,16 @@ SweepSummary run_sweep(const SweepSpec& spec, const SweepOptions& options) {
         }
         const std::string error =
             records[i].contains("error") ? records[i]["error"].get<std::string>() : "";
-        csv += fmt::format(",{},{}\n", pareto[i] ? 1 : 0, csv_cell(error));
+        csv += fmt::format(",{},{},{}\n", pareto[i] ? 1 : 0, tie_text(i), csv_cell(error));
         Json row;
         row["point"] = i;
         row["sets"] = records[i]["sets"];
         row["status"] = records[i]["status"];
         row["metrics"] = stats[i];
         row["pareto"] = pareto[i];
+        // Points on the front whose objective intervals overlap this one's: the sweep cannot
+        // tell them apart at its seeds.
+        row["tied_with"] = ties[i];
         if (!error.empty()) row["error"] = error;
         rows.push_back(row);
     }

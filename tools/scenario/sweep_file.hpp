@@ -19,9 +19,9 @@ struct SweepSpec {
     std::string base_file;  // base scenario file (resolved; it anchors relative paths), and
     std::string base_text;  // the base scenario as YAML text: the file's, or the inline map's
     std::vector<SweepAxis> grid, zip;
-    std::uint32_t seeds = 1;
-    std::string objective;  // a results.json key path (a.b.c); empty: none
-    bool maximize = true;   // `objective.goal` (default: min for times and latencies, else max)
+    std::uint32_t seeds = 3;  // replicates per point: enough for an interval (issue 19)
+    std::string objective;    // a results.json key path (a.b.c); empty: none
+    bool maximize = true;     // `objective.goal` (default: min for times and latencies, else max)
     bool goal_inferred = false;  // a plain objective key: the goal came from its name
 };
 

@@ -1,0 +1,53 @@
+#include "tools/scenario/settle_layers.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include "traffic/moe_step_metrics.hpp"
+
+namespace clustersim {
+
+RunOutcome execute_settled(const Scenario& s, PreparedRun& prepared, bool progress) {
+    RunOutcome o = execute_run(s, prepared, progress);
+    if (!prepared.moe || s.workload.simulated_layers != 0) return o;
+    // Decode compares a run's first L - 1 layers with all L; prefill and training, whose
+    // layers cost far more, each run with the one before it (one layer fewer).
+    const bool in_run = s.workload.phase == MoePhase::Decode;
+    const std::string section(phase_name(s.workload.phase));
+    const std::uint32_t cap = std::min(kAutoLayersCap, s.model.preset.moe_layers());
+    std::optional<double> previous_run;
+    for (std::uint32_t runs = 1;; ++runs) {
+        if (o.result.status != SimulationResult::Status::Completed) return o;
+        const MoeRun& run = *prepared.moe;
+        const std::uint32_t layers = run.simulated_layers;
+        auto step_with = [&](std::uint32_t use) {
+            return moe_step_metrics(run.spec, run, o.result.messages, o.result.computes,
+                                    s.cluster.gpus_per_node, use)
+                .step_ms;
+        };
+        const double step = step_with(layers);
+        std::optional<double> before = previous_run;
+        if (in_run && layers >= 3) before = step_with(layers - 1);
+        const double change = before && *before > 0 ? std::abs(step - *before) / *before : -1;
+        const bool settled = change >= 0 && change < kSettledChange;
+        if (settled || layers >= cap) {
+            Json a;
+            a["start"] = simulated_layers_to_run(s);
+            a["cap"] = cap;
+            a["runs"] = runs;
+            a["settled"] = settled;
+            // The step's move with the last layer added, in percent (null: one layer only).
+            a["change_percent"] = change >= 0 ? Json(100 * change) : Json(nullptr);
+            o.results[section]["simulated_layers_auto"] = a;
+            return o;
+        }
+        previous_run = step;
+        Scenario more = s;
+        more.workload.simulated_layers = in_run ? std::min(cap, 2 * layers) : layers + 1;
+        prepared = prepare_run(more);
+        o = execute_run(more, prepared, progress);
+    }
+}
+
+}  // namespace clustersim
