@@ -130,16 +130,18 @@ TEST_CASE(
         run_and_read_trace(source_path("scenarios/deepseek-v3-decode.yaml"), "main", results);
     std::size_t gpu_tracks = 0, compute = 0;
     double dispatch = 0, combine = 0;
-    std::size_t nd = 0, nc = 0;
+    std::size_t nd = 0, nc = 0, mtp = 0;
     for (const auto& e : t["traceEvents"]) {
         if (e["ph"] == "M" && e["name"] == "thread_name" && e["pid"] == 2) ++gpu_tracks;
         if (e["ph"] != "X") continue;
         if (e["cat"] == "dispatch") dispatch += e["dur"].get<double>(), ++nd;
         if (e["cat"] == "combine") combine += e["dur"].get<double>(), ++nc;
         if (e["cat"] == "compute") ++compute;
+        mtp += e["cat"] == "mtp_dispatch";
     }
+    CHECK(mtp == 2);  // the main scenario's one MTP module, per micro-batch
     CHECK(gpu_tracks == 144);
-    CHECK(nd == 4);  // 2 layers x 2 micro-batches
+    CHECK(nd == 2 * results["decode"]["simulated_layers"].get<std::size_t>());  // x 2 micro-batches
     CHECK(dispatch / nd == Approx(results["decode"]["dispatch_us"].get<double>()).epsilon(1e-6));
     CHECK(combine / nc == Approx(results["decode"]["combine_us"].get<double>()).epsilon(1e-6));
     CHECK(compute > 0);

@@ -210,7 +210,8 @@ def step_timeline(path):
     events = field(path, trace, "traceEvents", list, [])
     spans = []
     for e in events:
-        if isinstance(e, dict) and e.get("ph") == "X" and e.get("cat") in ("dispatch", "combine"):
+        if isinstance(e, dict) and e.get("ph") == "X" and e.get("cat") in (
+                "dispatch", "combine", "mtp_dispatch", "mtp_combine"):
             for key, kind in (("ts", float), ("dur", float), ("name", str)):
                 if field(path, e, key, kind) is None:
                     raise BadInput(path, f"traceEvents: a span without {key}")
@@ -221,7 +222,8 @@ def step_timeline(path):
         raise BadInput(path, f"{len(spans)} all-to-all spans (expected at most 2000, as clustersim "
                              "writes)")
     fig, ax = plt.subplots(figsize=(6, 0.3 * len(spans) + 1))
-    colours = {"dispatch": "tab:blue", "combine": "tab:orange"}
+    colours = {"dispatch": "tab:blue", "combine": "tab:orange",
+               "mtp_dispatch": "tab:cyan", "mtp_combine": "tab:red"}
     for i, e in enumerate(spans):
         ax.barh(i, e["dur"], left=e["ts"], color=colours[e["cat"]])
     ax.set_yticks(range(len(spans)), [e["name"] for e in spans])

@@ -42,6 +42,7 @@ int run(const SweepCommandOptions& o, const MpiSession& mpi) {
     // As the contract says: 2 when a point's input is bad, 4 when every input was valid but a
     // point did not complete, 0 only when all did.
     bool bad_input = false, incomplete = false;
+    if (!root) return kExitOk;  // rank 0 gathers the rows and answers for the sweep
     for (const auto& row : summary.json["points"]) {
         bad_input |= row["status"] == "error";
         incomplete |= row["status"] != "completed";

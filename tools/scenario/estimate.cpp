@@ -99,8 +99,11 @@ RunEstimate estimate_run(const Scenario& s, const FabricPlan& f, const WorkloadS
     const std::uint64_t mtu = std::max<std::uint64_t>(1, s.network.mtu_bytes);
     e.largest_message_packets = w.message_bytes == 0 ? 0 : (w.message_bytes - 1) / mtu + 1;
     // Links on the longest path: the fabric's switches plus one, and inside nodes the hub,
-    // PCIe and NIC hops at both ends.
-    const std::uint64_t links = f.fabric.inventory.max_hops + 1 + (f.node_model ? 4 : 0);
+    // PCIe and NIC hops at both ends; where cross-plane traffic is forwarded inside the source
+    // node (PXN), two more there (to the NVSwitch and on to the forwarding GPU).
+    const TopologyKind* kind = find_topology_kind(s.topology.kind);
+    const std::uint64_t links = f.fabric.inventory.max_hops + 1 + (f.node_model ? 4 : 0) +
+                                (f.node_model && kind && kind->pxn ? 2 : 0);
     const long double events =
         static_cast<long double>(packets) * 2 * links + 2.0L * static_cast<long double>(w.messages);
     e.events = events > 1.8e19L ? UINT64_MAX : static_cast<std::uint64_t>(events);

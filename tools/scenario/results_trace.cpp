@@ -113,12 +113,18 @@ std::uint64_t write_trace(std::ostream& out, const Scenario& s, const PreparedRu
         };
         std::uint64_t id = 0;
         for (const MoeAllToAllRange& a : p.moe->all_to_alls) {
+            // An MTP module's all-to-alls are their own category: dispatch_us and combine_us
+            // are the main layers'.
             const std::string where =
-                fmt::format("{} L{} mb{}", a.backward ? "bwd" : "fwd", a.layer, a.micro_batch);
+                a.mtp ? fmt::format("MTP {} mb{}", a.layer - p.moe->simulated_layers + 1,
+                                    a.micro_batch)
+                      : fmt::format("{} L{} mb{}", a.backward ? "bwd" : "fwd", a.layer,
+                                    a.micro_batch);
             for (const bool dispatch : {true, false}) {
                 const std::uint32_t first = dispatch ? a.dispatch_first : a.combine_first;
                 const std::uint32_t last = dispatch ? a.dispatch_last : a.combine_last;
-                const char* kind = dispatch ? "dispatch" : "combine";
+                const char* kind = a.mtp ? (dispatch ? "mtp_dispatch" : "mtp_combine")
+                                         : (dispatch ? "dispatch" : "combine");
                 Time start, end;
                 if (span(first, last, start, end))
                     t.complete(kStepPid, 0, fmt::format("{} {}", kind, where), kind, start, end);
