@@ -420,3 +420,30 @@ TEST_CASE(
           Approx(six["decode"]["tpot_ms"].get<double>()).epsilon(0.02));
     CHECK_FALSE(six["decode"].contains("simulated_layers_auto"));  // a count is taken as given
 }
+
+TEST_CASE("a context distribution is located when it is incomplete or outside decode",
+          "[moe][decode][contexts][input][system]") {
+    const auto dir = temp_dir("contexts-bad");
+    auto err = [&](const std::string& workload) {
+        write_text(dir / "s.yaml",
+                   "model: {name: deepseek-v3}\ntopology: {kind: mpft, endpoints: 32}\n"
+                   "workload: {kind: moe, ep_size: 32, " +
+                       workload + "}\n");
+        const auto r = run_cli("check " + (dir / "s.yaml").string());
+        CHECK(r.exit_code == 2);
+        return r.err;
+    };
+    CHECK(err("kv_length: {}").find("s.yaml:3:") != std::string::npos);
+    CHECK(err("kv_length: {}").find("workload.kv_length: a distribution needs its kind") !=
+          std::string::npos);
+    CHECK(err("phase: prefill, kv_length: {kind: uniform, min: 1, max: 9}")
+              .find("workload.kv_length: a distribution of contexts is decode's") !=
+          std::string::npos);
+    CHECK(err("kv_length: {kind: uniform, max: 9, mean: 4}")
+              .find("workload.kv_length.mean: is a lognormal's") != std::string::npos);
+    CHECK(err("mtp_acceptance: 0.9").find("workload.mtp_acceptance: accepts draft tokens") !=
+          std::string::npos);
+    CHECK(err("micro_batches: 1, schedule: five-stage")
+              .find("workload.schedule: five-stage overlaps two or more micro-batches") !=
+          std::string::npos);
+}

@@ -63,9 +63,6 @@ MoeStepMetrics moe_step_metrics(const MoeRunSpec& spec, const MoeRun& run,
     const auto main_end = run.expert.begin() + static_cast<std::ptrdiff_t>(main_entries);
     const double expert_us = mean_us(run.expert.begin(), main_end);
     const double mtp_expert_us = mean_us(main_end, run.expert.end());
-    double busiest_expert_us = 0;
-    for (auto it = run.expert.begin(); it != main_end; ++it)
-        busiest_expert_us = std::max(busiest_expert_us, it->us());
     // Attention per rank: the mean, the slowest micro-batch, and the slowest rank's sum over a
     // step's micro-batches (every layer's all-to-all waits for it).
     const double attention_us = mean_us(run.attention.begin(), run.attention.end());
@@ -83,24 +80,41 @@ MoeStepMetrics moe_step_metrics(const MoeRunSpec& spec, const MoeRun& run,
     // Steady state of a run of `count` passes from `first` (after `before`): the mean interval
     // between the ends of its later half -- its first layers still fill the pipeline and, in
     // five stages, settle the micro-batches' offset -- or with one pass that pass's whole time.
-    // Never below the busiest GPU's compute per layer: overlapping micro-batches can end a
-    // layer early, but no GPU computes faster than its tasks take.
-    // Training's expert entries include the backward ones, twice the forward's.
-    const double fill_floor_us =
-        slowest_rank_us + micro_batches * busiest_expert_us / (training ? 2 : 1);
-    auto steady_us = [&](std::uint32_t first, std::uint32_t count, Time before, double weight) {
+    // Never below the busiest GPU's compute per layer (its attention and experts over every
+    // micro-batch, the mean over those passes): overlapping micro-batches can end a layer
+    // early, but no GPU computes faster than its tasks take.
+    auto floor_us = [&](std::uint32_t first, std::uint32_t count) {
+        double worst = 0;
+        for (std::uint32_t grp = 0; grp < spec.groups; ++grp)
+            for (std::uint32_t r = 0; r < ep_size; ++r) {
+                double sum = 0;
+                for (std::uint32_t p = first; p < first + count; ++p)
+                    for (std::uint32_t mb = 0; mb < micro_batches; ++mb) {
+                        const double cost = training && p >= layers ? 2.0 : 1.0;
+                        sum +=
+                            cost * run.attention[run.rank_index(grp, mb, r)].us() +
+                            run.expert[((std::size_t{p} * micro_batches + mb) * spec.groups + grp) *
+                                           ep_size +
+                                       r]
+                                .us();
+                    }
+                worst = std::max(worst, sum / count);
+            }
+        return worst;
+    };
+    auto steady_us = [&](std::uint32_t first, std::uint32_t count, Time before) {
         const std::uint32_t half = (count - 1) / 2;
         const double t = count >= 2 ? (pass_end[first + count - 1] - pass_end[first + half]).us() /
                                           (count - 1 - half)
                                     : (pass_end[first] - before).us();
-        return std::max(t, weight * fill_floor_us);
+        return std::max(t, floor_us(first, count));
     };
     // A step runs its layers from a standing start (the next step's first layer waits for
     // this one's sampling): the simulated passes as they ran, fill included, then the rest of
     // the layers at the steady state.
     const double rest = static_cast<double>(m.moe_layers() - used);
-    const double forward_us = steady_us(0, used, Time::zero(), 1.0);
-    const double backward_us = training ? steady_us(layers, layers, pass_end[layers - 1], 2.0) : 0;
+    const double forward_us = steady_us(0, used, Time::zero());
+    const double backward_us = training ? steady_us(layers, layers, pass_end[layers - 1]) : 0;
     const double per_layer_us = forward_us + backward_us;
     const double moe_us =
         pass_end[used - 1].us() + rest * forward_us +

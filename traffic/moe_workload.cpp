@@ -263,11 +263,15 @@ class StepBuilder {
                           {TaskKind::Compute, a.expert[g]});
                 continue;
             }
+            // The gate is the dispatch's arrival (normal mode gives its SMs back there): it
+            // counts the GPU's own ATTN-1, not the shared expert, which program order already
+            // runs before the routed experts.
             FiveStageTasks& f = five_stage(a, g);
             f.shared = add_compute(a, g, shared);
             w_.depend({TaskKind::Compute, a.attn[g]}, Completion::Done,
                       {TaskKind::Compute, f.shared});
-            w_.depend({TaskKind::Compute, f.shared}, Completion::Done, {TaskKind::Join, a.gate[g]});
+            w_.depend({TaskKind::Compute, a.attn[g]}, Completion::Done,
+                      {TaskKind::Join, a.gate[g]});
             a.expert[g] = f.mlp = add_compute(a, g, routed);
             f.mlp_entry = entry(f.mlp, 1);
             w_.depend({TaskKind::Join, a.gate[g]}, Completion::Done, {TaskKind::Join, f.mlp_entry});

@@ -331,6 +331,16 @@ class Filler {
         w.request_balance = enum_of(kRequestBalanceNames, text_or("workload.request_balance", "kv"),
                                     RequestBalance::Kv);
         d.tokens = w.kv_length;
+        const bool mapping = s.positions.count("workload.kv_length") && !has("workload.kv_length");
+        if (mapping && !has("workload.kv_length.kind"))
+            throw s.error_at("workload.kv_length",
+                             "a distribution needs its kind (expected kind: uniform or kind: "
+                             "lognormal, or a number of tokens)");
+        if (mapping && w.phase != MoePhase::Decode)
+            throw s.error_at("workload.kv_length",
+                             fmt::format("a distribution of contexts is decode's; {} takes one "
+                                         "prompt length (expected a number of tokens)",
+                                         phase_name(w.phase)));
         if (!has("workload.kv_length.kind")) {
             for (const char* k : {"workload.kv_length.min", "workload.kv_length.max",
                                   "workload.kv_length.mean", "workload.kv_length.sigma"})

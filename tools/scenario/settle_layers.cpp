@@ -1,5 +1,7 @@
 #include "tools/scenario/settle_layers.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -45,7 +47,22 @@ RunOutcome execute_settled(const Scenario& s, PreparedRun& prepared, bool progre
         previous_run = step;
         Scenario more = s;
         more.workload.simulated_layers = in_run ? std::min(cap, 2 * layers) : layers + 1;
-        prepared = prepare_run(more);
+        // A rerun past one of the scenario's limits (events, memory) is not made: this run
+        // stands, said unsettled (prepare_run throws before `prepared` is replaced).
+        try {
+            prepared = prepare_run(more);
+        } catch (const InputError& e) {
+            Json a;
+            a["start"] = simulated_layers_to_run(s);
+            a["cap"] = cap;
+            a["runs"] = runs;
+            a["settled"] = false;
+            a["change_percent"] = change >= 0 ? Json(100 * change) : Json(nullptr);
+            a["stopped"] = fmt::format("{} layers would exceed a limit: {}",
+                                       more.workload.simulated_layers, e.what());
+            o.results[section]["simulated_layers_auto"] = a;
+            return o;
+        }
         o = execute_run(more, prepared, progress);
     }
 }
