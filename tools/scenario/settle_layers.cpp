@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <utility>
 
 #include "traffic/moe_step_metrics.hpp"
 
@@ -33,17 +34,20 @@ RunOutcome execute_settled(const Scenario& s, PreparedRun& prepared, bool progre
         if (in_run && layers >= 3) before = step_with(layers - 1);
         const double change = before && *before > 0 ? std::abs(step - *before) / *before : -1;
         const bool settled = change >= 0 && change < kSettledChange;
-        if (settled || layers >= cap) {
+        // Where it stopped: the step's move with the last layer added, in percent (null: one
+        // layer only), and why when it stopped short of settling.
+        auto stop = [&](bool done, const std::string& why) {
             Json a;
             a["start"] = simulated_layers_to_run(s);
             a["cap"] = cap;
             a["runs"] = runs;
-            a["settled"] = settled;
-            // The step's move with the last layer added, in percent (null: one layer only).
+            a["settled"] = done;
             a["change_percent"] = change >= 0 ? Json(100 * change) : Json(nullptr);
+            if (!why.empty()) a["stopped"] = why;
             o.results[section]["simulated_layers_auto"] = a;
-            return o;
-        }
+            return std::move(o);
+        };
+        if (settled || layers >= cap) return stop(settled, "");
         previous_run = step;
         Scenario more = s;
         more.workload.simulated_layers = in_run ? std::min(cap, 2 * layers) : layers + 1;
@@ -52,16 +56,8 @@ RunOutcome execute_settled(const Scenario& s, PreparedRun& prepared, bool progre
         try {
             prepared = prepare_run(more);
         } catch (const InputError& e) {
-            Json a;
-            a["start"] = simulated_layers_to_run(s);
-            a["cap"] = cap;
-            a["runs"] = runs;
-            a["settled"] = false;
-            a["change_percent"] = change >= 0 ? Json(100 * change) : Json(nullptr);
-            a["stopped"] = fmt::format("{} layers would exceed a limit: {}",
-                                       more.workload.simulated_layers, e.what());
-            o.results[section]["simulated_layers_auto"] = a;
-            return o;
+            return stop(false, fmt::format("{} layers would exceed a limit: {}",
+                                           more.workload.simulated_layers, e.what()));
         }
         o = execute_run(more, prepared, progress);
     }
