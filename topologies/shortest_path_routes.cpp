@@ -11,7 +11,8 @@
 
 namespace clustersim {
 
-ForwardingTables shortest_path_routes(const PortGraph& graph) {
+ForwardingTables shortest_path_routes(const PortGraph& graph, std::span<const std::uint8_t> dead) {
+    auto alive = [&](std::uint32_t c) { return dead.empty() || !dead[c]; };
     using SwitchGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS>;
     const std::uint32_t n = graph.switch_count();
     SwitchGraph sg(n);
@@ -36,7 +37,8 @@ ForwardingTables shortest_path_routes(const PortGraph& graph) {
         const std::uint32_t first = graph.first_channel(sw);
         for (std::uint32_t c = first; c < first + graph.channels_of(sw); ++c) {
             const NodeRef to = channels[c].to;
-            if (to.kind == NodeKind::Switch && s < to.index) boost::add_edge(s, to.index, sg);
+            if (to.kind == NodeKind::Switch && s < to.index && alive(c))
+                boost::add_edge(s, to.index, sg);
         }
     }
 
@@ -82,7 +84,7 @@ ForwardingTables shortest_path_routes(const PortGraph& graph) {
             const std::uint32_t first = graph.first_channel(sw);
             for (std::uint32_t c = first; c < first + graph.channels_of(sw); ++c) {
                 const NodeRef to = channels[c].to;
-                if (to.kind != NodeKind::Switch) continue;
+                if (to.kind != NodeKind::Switch || !alive(c)) continue;
                 const std::uint32_t nd = d + cost(s, to.index);
                 if (nd < dist[to.index]) {
                     dist[to.index] = nd;
@@ -104,7 +106,7 @@ ForwardingTables shortest_path_routes(const PortGraph& graph) {
             const std::uint32_t first = graph.first_channel(sw);
             for (std::uint32_t c = first; c < first + graph.channels_of(sw); ++c) {
                 const NodeRef to = channels[c].to;
-                if (to.kind == NodeKind::Switch && dist[to.index] != kFar &&
+                if (to.kind == NodeKind::Switch && alive(c) && dist[to.index] != kFar &&
                     dist[to.index] + cost(s, to.index) == dist[s])
                     candidates.push_back(c);
             }

@@ -1,6 +1,9 @@
 #include "models/dag/dag_runtime.hpp"
 
 #include <algorithm>
+#include <cmath>
+
+#include "sim/wide_int.hpp"
 
 namespace clustersim {
 
@@ -139,27 +142,48 @@ std::int64_t DagRuntime::compute_sms(const Gpu& g) const {
 
 void DagRuntime::schedule_done(std::uint32_t gpu) {
     Gpu& g = gpus_[gpu];
-    std::int64_t ps = g.work_left_ps;
+    if (g.slowdown_permille == 0) {  // hung: nothing finishes until it resumes
+        g.done_at = Time::never();
+        return;
+    }
+    int128 ps = g.work_left_ps;
     if (workload_.gpu_sms > 0) {
         const std::int64_t have = compute_sms(g), sms = workload_.gpu_sms;
         ps = (ps * sms + have - 1) / have;  // the work at have/sms of full speed, rounded up
     }
-    const Time at = g.since + Time::from_ps(ps);
+    if (g.slowdown_permille != 1000) ps = (ps * g.slowdown_permille + 999) / 1000;
+    const Time at = g.since + Time::from_ps(static_cast<std::int64_t>(ps));
     if (at == g.done_at) return;
     g.done_at = at;
     sim_.schedule(at, gpu, kComputeDone);
 }
 
+void DagRuntime::bank_work(Gpu& g) {
+    if (g.running == kNone) return;
+    // The work done since `since` at the speed that held: SMs left to compute, slowdown.
+    int128 done = (sim_.now() - g.since).ps();
+    if (workload_.gpu_sms > 0) done = done * compute_sms(g) / workload_.gpu_sms;
+    if (g.slowdown_permille == 0)
+        done = 0;
+    else if (g.slowdown_permille != 1000)
+        done = done * 1000 / g.slowdown_permille;
+    g.work_left_ps = std::max<std::int64_t>(0, g.work_left_ps - static_cast<std::int64_t>(done));
+    g.since = sim_.now();
+}
+
 void DagRuntime::move_sms(std::uint32_t gpu, std::int32_t delta) {
     Gpu& g = gpus_[gpu];
-    if (g.running != kNone && workload_.gpu_sms > 0) {
-        // Bank the work done at the old speed, then finish the rest at the new one.
-        const std::int64_t done = (sim_.now() - g.since).ps() * compute_sms(g) / workload_.gpu_sms;
-        g.work_left_ps = std::max<std::int64_t>(0, g.work_left_ps - done);
-        g.since = sim_.now();
-    }
+    const bool retime = g.running != kNone && workload_.gpu_sms > 0;
+    if (retime) bank_work(g);
     g.comm_sms += delta;
-    if (g.running != kNone && workload_.gpu_sms > 0) schedule_done(gpu);
+    if (retime) schedule_done(gpu);
+}
+
+void DagRuntime::set_slowdown(std::uint32_t gpu, double factor) {
+    Gpu& g = gpus_[gpu];
+    bank_work(g);
+    g.slowdown_permille = std::llround(factor * 1000);
+    if (g.running != kNone) schedule_done(gpu);
 }
 
 void DagRuntime::compute_done(std::uint32_t gpu) {

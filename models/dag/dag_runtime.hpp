@@ -8,8 +8,8 @@
 #include <span>
 #include <vector>
 
-#include "models/network/network_params.hpp"
 #include "models/dag/workload.hpp"
+#include "models/network/network_params.hpp"
 #include "sim/ring_buffer.hpp"
 #include "sim/simulator.hpp"
 
@@ -38,6 +38,9 @@ class DagRuntime {
     void complete(TaskRef t, Completion on);
     /// The running compute task of `gpu` ends (kComputeDone).
     void compute_done(std::uint32_t gpu);
+    /// A fault makes the GPU compute `factor` times slower from now on (1: healthy; 0: it stops
+    /// until set again). Rounded to 1/1000.
+    void set_slowdown(std::uint32_t gpu, double factor);
 
     /// Whether anything waits for this completion (no event is needed for one nobody awaits).
     bool awaited(TaskRef t, Completion on) const {
@@ -60,12 +63,14 @@ class DagRuntime {
         // the current speed; a completion event at any other time is stale and ignored.
         std::int64_t work_left_ps = 0;
         Time since, done_at = Time::never();
-        std::int32_t comm_sms = 0;  // SMs held by communication kernels
+        std::int32_t comm_sms = 0;              // SMs held by communication kernels
+        std::int64_t slowdown_permille = 1000;  // a fault's slowdown x 1000 (0: hung)
     };
     std::uint32_t slot(TaskRef t, Completion on) const;
     void fire(std::uint32_t join);
     void run_next(std::uint32_t gpu);
     void move_sms(std::uint32_t gpu, std::int32_t delta);
+    void bank_work(Gpu& g);                        // the running task's work left, as of now
     std::int64_t compute_sms(const Gpu& g) const;  // SMs left to compute (gpu_sms > 0)
     void schedule_done(std::uint32_t gpu);
 

@@ -38,9 +38,14 @@ struct alignas(64) EgressPort {
 
     std::array<RingBuffer<Packet>, kMaxVirtualLanes - 1> upper_queues;  // lanes 1..
     std::uint64_t buffer_bytes = 0;  // tail-drop limit in lossy mode
-    std::uint64_t drops = 0;
+    // A packet that would queue past this is dropped: buffer_bytes in lossy mode, no limit in
+    // lossless ones, 0 while a fault has the channel down (one comparison either way).
+    std::uint64_t drop_above_bytes = ~std::uint64_t{0};
+    std::uint64_t drops = 0;        // tail drops
+    std::uint64_t fault_drops = 0;  // lost to a fault: queued when it went down, or sent to it
 
     bool paused = false;  // PFC: stopped by the far end's pause frame
+    bool down = false;    // a fault stopped it (faults: link_down, switch_down, ...)
     Time paused_since;
     Time paused_total;            // time spent paused
     std::uint64_t pauses = 0;     // pause frames received

@@ -67,11 +67,60 @@ Fabric::Fabric(Simulator& sim, const PortGraph& graph, const NetworkParams& para
             in.headroom = ch.rate.bytes_in(flight) + resume_gap_;
             shared_[in.sw].size += static_cast<std::int64_t>(sw.port_buffer_bytes) - in.headroom;
         }
-        if (ch.from.kind == NodeKind::Switch)
+        if (ch.from.kind == NodeKind::Switch) {
             port.buffer_bytes = graph.switches()[ch.from.index].port_buffer_bytes;
-        else
+            if (!lossless) port.drop_above_bytes = port.buffer_bytes;
+        } else
             first_endpoint_channel_ = std::min(first_endpoint_channel_, c);
     }
+}
+
+void Fabric::discard(const Packet& p, std::uint32_t wire) {
+    if (p.credit_channel == kNone) return;
+    if (!pfc_.empty() && pfc_[p.credit_channel].sw != kNone) {
+        pfc_release(p.credit_channel, wire);
+        return;
+    }
+    EgressPort& up = ports_[p.credit_channel];
+    if (up.unlimited_credits) return;
+    const Time at = sim_.now() + up.credit_delay;
+    up.returning.push_back(CreditReturn{at, wire, p.credit_vl});
+    if (up.waiting_for_credit) arm(p.credit_channel, at);
+}
+
+std::uint64_t Fabric::set_down(std::uint32_t ch, bool down, std::uint64_t& payload) {
+    EgressPort& port = ports_[ch];
+    port.down = down;
+    const bool tail_drop = params_.flow_control == FlowControl::Lossy && !is_endpoint_channel(ch);
+    const std::uint64_t healthy = tail_drop ? port.buffer_bytes : ~std::uint64_t{0};
+    port.drop_above_bytes = down ? 0 : healthy;
+    std::uint64_t lost = 0;
+    payload = 0;
+    if (!down) return 0;
+    for (std::uint32_t vl = 0; vl < params_.virtual_lanes; ++vl) {
+        RingBuffer<Packet>& q = port.lane(vl);
+        while (!q.empty()) {
+            const Packet p = q.pop_front();
+            const std::uint32_t wire = wire_bytes(p);
+            port.queued_bytes -= wire;
+            discard(p, wire);
+            ++lost;
+            payload += p.payload_bytes;
+        }
+    }
+    port.fault_drops += lost;
+    counters_.packets_dropped += lost;
+    counters_.payload_dropped += payload;
+    return lost;
+}
+
+void Fabric::set_rate(std::uint32_t ch, DataRate rate) {
+    links_[ch].clock = SerialisationClock(rate);
+}
+
+void Fabric::add_delay(std::uint32_t ch, Time delta) {
+    links_[ch].arrival_delay = links_[ch].arrival_delay + delta;
+    ports_[ch].credit_delay = ports_[ch].credit_delay + delta;
 }
 
 }  // namespace clustersim

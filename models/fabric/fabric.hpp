@@ -109,6 +109,16 @@ class Fabric {
     bool resume(std::uint32_t ch);
     bool pfc() const { return params_.flow_control == FlowControl::Pfc; }
 
+    // Faults (models/faults/fault_plan.hpp), applied between packets, never per packet.
+    /// Stops (or restarts) a channel; stopping loses what is queued at it (credits and PFC
+    /// accounting released upstream). Returns the packets lost, their payload in `payload`.
+    std::uint64_t set_down(std::uint32_t ch, bool down, std::uint64_t& payload);
+    bool down(std::uint32_t ch) const { return ports_[ch].down; }
+    /// Packets sent from now on serialise at `rate`.
+    void set_rate(std::uint32_t ch, DataRate rate);
+    /// Packets launched from now on (and credits returned over it) take `delta` longer.
+    void add_delay(std::uint32_t ch, Time delta);
+
     std::span<const Link> links() const { return links_; }
     std::span<const EgressPort> ports() const { return ports_; }
     const FabricCounters& counters() const { return counters_; }
@@ -125,13 +135,17 @@ class Fabric {
     std::vector<SharedBuffer> shared_;  // per switch (PFC mode only)
     std::int64_t resume_gap_ = 0;       // XON this far below the XOFF threshold
     void pfc_release(std::uint32_t in, std::uint32_t wire);
+    // A packet that will not leave this switch: its buffer space is released upstream.
+    void discard(const Packet& p, std::uint32_t wire);
 };
 
 // The per-packet path, inline: it runs a few times per packet hop.
 
 inline bool Fabric::ready(std::uint32_t ch) {
     const EgressPort& port = ports_[ch];
-    if (port.paused) return false;  // the resume frame services it again
+    // PFC: the resume frame services it again; a fault: the channel's return does.
+    if (port.paused | port.down) [[unlikely]]
+        return false;
     if (sim_.now() < port.busy_until) {
         arm(ch, port.busy_until);
         return false;
@@ -274,11 +288,15 @@ inline bool Fabric::enqueue(std::uint32_t out, const Packet& p) {
                           kPfcPause);
         }
     }
-    if (params_.flow_control == FlowControl::Lossy &&
-        port.queued_bytes + wire > port.buffer_bytes) {
-        ++port.drops;
+    if (port.queued_bytes + wire > port.drop_above_bytes) [[unlikely]] {
         ++counters_.packets_dropped;
         counters_.payload_dropped += p.payload_bytes;
+        if (!port.down) {
+            ++port.drops;  // tail drop (lossy mode)
+            return false;
+        }
+        ++port.fault_drops;
+        discard(p, wire);
         return false;
     }
     // Lane for the next hop: switch-to-switch hops taken so far (0 off the fabric's core).

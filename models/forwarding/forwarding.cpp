@@ -14,7 +14,7 @@ namespace clustersim {
 Forwarding::Forwarding(const PortGraph& graph, const ForwardingTables& routes,
                        const NetworkParams& params, const NodeLayout* layout,
                        std::span<const EgressPort> ports)
-    : graph_(graph), routes_(routes), layout_(layout), ports_(ports), params_(params.routing) {
+    : graph_(graph), routes_(&routes), layout_(layout), ports_(ports), params_(params.routing) {
     const auto& policies = routing_policies();
     if (params_.policy >= policies.rows().size())
         throw std::invalid_argument("unknown routing policy");
@@ -34,11 +34,11 @@ Forwarding::Forwarding(const PortGraph& graph, const ForwardingTables& routes,
     non_minimal_ = policies[params_.policy].non_minimal;
     detour_salt_ = RandomStream(params.seed, "valiant").operator()();
     hop_bytes_ = params.mtu_bytes + params.header_bytes;
-    edge_switch_.assign(routes_.edge_count(), kNone);
+    edge_switch_.assign(routes_->edge_count(), kNone);
     // The tables cover the fabric's switches (node-internal ones come after them).
     const std::uint32_t fabric = layout_ ? layout_->fabric_switches : graph_.switch_count();
     for (std::uint32_t s = 0; s < fabric; ++s)
-        if (routes_.edge_index(s) != kNone) edge_switch_[routes_.edge_index(s)] = s;
+        if (routes_->edge_index(s) != kNone) edge_switch_[routes_->edge_index(s)] = s;
     index_attachments();
     number_lids();
     find_dmodk_divisors();
@@ -144,8 +144,8 @@ Forwarding::PathCost Forwarding::walk(std::uint32_t from, std::uint32_t edge,
     const auto channels = graph_.channels();
     PathCost cost;
     std::uint32_t s = from;
-    while (routes_.edge_index(s) != edge && cost.hops < 64) {
-        const auto c = routes_.candidates(s, edge);
+    while (routes_->edge_index(s) != edge && cost.hops < 64) {
+        const auto c = routes_->candidates(s, edge);
         if (c.empty()) break;
         std::uint32_t best = c[0];
         for (std::uint32_t ch : c)
@@ -185,11 +185,11 @@ std::uint32_t Forwarding::detour(std::uint32_t sw, Packet& p) {
         }
         p.flags |= Packet::kNonMinimal;
     }
-    if (routes_.edge_index(sw) == mid) {
+    if (routes_->edge_index(sw) == mid) {
         p.flags |= Packet::kPastIntermediate;
         return kNone;
     }
-    const auto c = routes_.candidates(sw, mid);
+    const auto c = routes_->candidates(sw, mid);
     if (c.empty()) return kNone;
     if (c.size() == 1) return c[0];
     const auto h = static_cast<std::uint32_t>(mix64(p.entropy ^ fabric_switches_[sw].route.salt));
@@ -281,7 +281,7 @@ void Forwarding::index_attachments() {
             if (to.kind != NodeKind::Switch || to.index >= fabric) continue;
             attachments_.push_back(Attachment{to.index, channels[c].reverse,
                                               fabric_switches_[to.index].component,
-                                              routes_.edge_index(to.index)});
+                                              routes_->edge_index(to.index)});
         }
     };
     for (std::uint32_t e = 0; e < endpoints; ++e) {

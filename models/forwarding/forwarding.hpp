@@ -43,6 +43,8 @@ class Forwarding {
                                       std::uint64_t channels, std::uint64_t endpoints,
                                       bool flowlet_tables);
     static constexpr std::size_t kFlowletEntries = 4096;  // per switch, as switch ASICs size theirs
+    /// The fabric has reacted to a fault: route by `tables` from now on (same edge numbering).
+    void set_routes(const ForwardingTables& tables) { routes_ = &tables; }
     /// Records path spread for messages below min(messages, kSpreadSample).
     void sample_path_spread(std::uint32_t messages);
     static constexpr std::uint32_t kSpreadSample = 4096;
@@ -98,7 +100,7 @@ class Forwarding {
     void index_node_switches();
 
     const PortGraph& graph_;
-    const ForwardingTables& routes_;
+    const ForwardingTables* routes_;  // swapped when the fabric reacts to a fault
     const NodeLayout* layout_ = nullptr;
     std::span<const EgressPort> ports_;
     RoutingParams params_;
@@ -125,7 +127,7 @@ inline std::uint32_t Forwarding::fabric_route(std::uint32_t sw, Packet& p, Time 
     FabricSwitch& here = fabric_switches_[sw];
     if (const Attachment* a = attachment_in(p.dst, here.component)) {
         if (a->fabric_switch == sw) return a->down_channel;
-        const auto c = routes_.candidates(sw, a->edge);
+        const auto c = routes_->candidates(sw, a->edge);
         if (c.size() == 1) return c[0];
         if (!c.empty()) {
             const std::uint32_t out =

@@ -39,6 +39,10 @@ const HardwareCatalog& HardwareCatalog::builtin() {
             p.cpu_issue_ns = n["cpu_issue_ns"].as<double>();
             p.gpu_message_overhead_ns = n["gpu_message_overhead_ns"].as<double>();
             p.gpu_issue_ns = n["gpu_issue_ns"].as<double>();
+            p.reroute_us = n["reroute_us"].as<double>();
+            p.switch_reroute_us = n["switch_reroute_us"].as<double>();
+            p.failover_us = n["failover_us"].as<double>();
+            p.port_down_us = n["port_down_us"].as<double>();
             c.link_layers_[p.name] = p;
         }
         for (const auto& kv : load("switches.yaml")) {

@@ -17,6 +17,11 @@ struct LinkLayerPreset {
     double cpu_issue_ns = 0;
     double gpu_message_overhead_ns = 0;
     double gpu_issue_ns = 0;
+    // How the fabric reacts to a failed cable (docs/faults.md): its control plane recomputes
+    // the routes (reroute_us), an InfiniBand switch's own recovery does (switch_reroute_us, 0:
+    // none on this link layer), ECMP drops the dead member (failover_us), and adaptive policies
+    // see the port down (port_down_us).
+    double reroute_us = 0, switch_reroute_us = 0, failover_us = 0, port_down_us = 0;
 };
 
 struct SwitchPreset {

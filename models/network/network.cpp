@@ -5,7 +5,8 @@
 namespace clustersim {
 
 Network::Network(Simulator& sim, const PortGraph& graph, const ForwardingTables& routes,
-                 const Workload& workload, const NetworkParams& params, const NodeLayout* layout)
+                 const Workload& workload, const NetworkParams& params, const NodeLayout* layout,
+                 const FaultPlan* faults)
     : sim_(sim),
       graph_(graph),
       workload_(workload),
@@ -15,7 +16,12 @@ Network::Network(Simulator& sim, const PortGraph& graph, const ForwardingTables&
       transport_(graph, workload, params, layout),
       dag_(sim, workload, graph.endpoint_count()),
       reliable_(params.reliable()),
-      paced_(params.paced()) {
+      paced_(params.paced()),
+      faults_(faults && !faults->actions.empty() ? faults : nullptr) {
+    if (faults_) {
+        channel_fault_.assign(graph.channel_count(), kNone);
+        fault_outcomes_.resize(faults_->faults);
+    }
     forwarding_.sample_path_spread(static_cast<std::uint32_t>(workload.messages.size()));
     if (params.cc_traits().int_telemetry) {
         // Fabric switches' egress ports stamp the hop records (HPCC's INT).
@@ -55,6 +61,9 @@ void Network::handle(const Event& e) {
             break;
         case kSample:
             sample();
+            break;
+        case kFault:
+            apply_fault(e.target);
             break;
         case kPfcPause:
             fabric_.pause(e.target);
@@ -226,6 +235,55 @@ void Network::finish_message(std::uint32_t m) {
     transport_.state(m).finished = sim_.now();
     ++messages_finished_;
     dag_.complete({TaskKind::Transfer, m}, Completion::Done);
+}
+
+void Network::apply_fault(std::uint32_t action) {
+    const FaultAction& a = faults_->actions[action];
+    const std::uint32_t ch = a.target;
+    std::uint64_t payload = 0;
+    switch (a.kind) {
+        case FaultActionKind::ChannelDown:
+            packets_live_ -= fabric_.set_down(ch, true, payload);
+            channel_fault_[ch] = a.fault;
+            break;
+        case FaultActionKind::ChannelUp:
+            fabric_.set_down(ch, false, payload);
+            if (fabric_.idle(ch)) service_port(ch);
+            break;
+        case FaultActionKind::ChannelRate:
+            fabric_.set_rate(
+                ch, DataRate::from_bps(static_cast<std::int64_t>(
+                        static_cast<double>(graph_.channels()[ch].rate.bps()) * a.factor)));
+            break;
+        case FaultActionKind::ChannelDelay:
+            fabric_.add_delay(ch, a.delay);
+            break;
+        case FaultActionKind::GpuSlowdown:
+            dag_.set_slowdown(a.target, a.factor);
+            break;
+        case FaultActionKind::GpuHold: {
+            // The GPU's own channels (it sends nothing; nothing queues at them).
+            const NodeRef gpu{NodeKind::Endpoint, a.target};
+            const std::uint32_t first = graph_.first_channel(gpu);
+            for (std::uint32_t c = first; c < first + graph_.channels_of(gpu); ++c) {
+                fabric_.set_down(c, a.factor != 0, payload);
+                if (a.factor == 0 && fabric_.idle(c)) service_port(c);
+            }
+            break;
+        }
+        case FaultActionKind::Routes:
+            forwarding_.set_routes(faults_->tables[a.target]);
+            if (a.factor != 0) fault_outcomes_[a.fault].recovered_at = sim_.now();
+            break;
+    }
+}
+
+std::vector<FaultOutcome> Network::fault_outcomes() const {
+    std::vector<FaultOutcome> out = fault_outcomes_;
+    const auto ports = fabric_.ports();
+    for (std::uint32_t c = 0; c < channel_fault_.size(); ++c)
+        if (channel_fault_[c] != kNone) out[channel_fault_[c]].packets_lost += ports[c].fault_drops;
+    return out;
 }
 
 NetworkCounters Network::counters() const {

@@ -12,6 +12,7 @@
 #include "models/dag/dag_runtime.hpp"
 #include "models/dag/workload.hpp"
 #include "models/fabric/fabric.hpp"
+#include "models/faults/fault_plan.hpp"
 #include "models/forwarding/forwarding.hpp"
 #include "models/forwarding/forwarding_tables.hpp"
 #include "models/network/network_params.hpp"
@@ -61,13 +62,18 @@ class Network {
     /// nodes; `routes` covers the fabric switches, which come first in `graph`.
     Network(Simulator& sim, const PortGraph& graph, const ForwardingTables& routes,
             const Workload& workload, const NetworkParams& params,
-            const NodeLayout* layout = nullptr);
+            const NodeLayout* layout = nullptr, const FaultPlan* faults = nullptr);
 
     /// Schedules every task that has a start time (and the first queue sample).
     void start() {
         dag_.start();
         if (params_.sample_period > Time::zero()) sim_.schedule(params_.sample_period, 0, kSample);
+        if (faults_)
+            for (std::uint32_t i = 0; i < faults_->actions.size(); ++i)
+                sim_.schedule(faults_->actions[i].at, i, kFault);
     }
+    /// Per fault of the plan: packets it lost and when the fabric had reacted.
+    std::vector<FaultOutcome> fault_outcomes() const;
     std::span<const QueueSample> queue_samples() const { return samples_; }
     bool samples_truncated() const { return samples_truncated_; }
     std::span<const UtilisationSample> utilisation_samples() const { return utilisation_; }
@@ -93,6 +99,7 @@ class Network {
     void start_message(std::uint32_t m);
     void make_eligible(std::uint32_t m);
     void finish_message(std::uint32_t m);
+    void apply_fault(std::uint32_t action);
 
     Simulator& sim_;
     const PortGraph& graph_;
@@ -113,6 +120,9 @@ class Network {
     std::vector<std::uint8_t> int_egress_;  // per channel: stamps HPCC hop records
     bool samples_truncated_ = false;
     void sample();
+    const FaultPlan* faults_ = nullptr;
+    std::vector<std::uint32_t> channel_fault_;  // per channel: the fault that last stopped it
+    std::vector<FaultOutcome> fault_outcomes_;
 };
 
 }  // namespace clustersim

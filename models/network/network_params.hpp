@@ -80,9 +80,10 @@ struct NetworkParams {
     // pause is recorded, up to sample_rows rows.
     Time sample_period;
     std::uint64_t sample_rows = 1'000'000;
+    bool faults_drop = false;  // a fault loses packets (models/faults/fault_plan.hpp)
     bool reliable() const {
         return flow_control == FlowControl::Lossy || retransmission == Retransmission::GoBackN ||
-               complete_on_ack || cc_traits().acks;
+               complete_on_ack || cc_traits().acks || faults_drop;
     }
 };
 
@@ -99,6 +100,7 @@ enum NetworkEvent : std::uint32_t {
     kPfcPause,         // fabric: a PFC pause frame reaches the port it stops (target: channel)
     kPfcResume,        // fabric: the resume frame reaches it (target: channel)
     kSample,           // observability: record the ports' queues (target: unused)
+    kFault,            // a fault's action takes effect (target: index in FaultPlan::actions)
 };
 
 }  // namespace clustersim

@@ -12,7 +12,7 @@ SimulationResult simulate(const PortGraph& graph, const ForwardingTables& routes
                           const Workload& workload, const NetworkParams& params,
                           const SimulationOptions& options, const NodeLayout* layout) {
     Simulator sim;
-    Network net(sim, graph, routes, workload, params, layout);
+    Network net(sim, graph, routes, workload, params, layout, options.faults);
     net.start();
 
     using Clock = std::chrono::steady_clock;
@@ -74,6 +74,7 @@ SimulationResult simulate(const PortGraph& graph, const ForwardingTables& routes
                           r.counters.payload_dropped - r.counters.payload_redundant;
     r.peak_packets = net.peak_packets();
     r.path_spread = net.path_spread();
+    r.faults = net.fault_outcomes();
 
     const auto links = net.links();
     const auto ports = net.ports();

@@ -13,9 +13,10 @@ namespace clustersim {
 
 struct SimulationOptions {
     Time max_time = Time::never();
-    std::uint64_t max_events = 0;  // 0: no limit (checked every 4,096 events)
-    bool progress = false;         // a progress line on stderr after a couple of seconds
-    bool fingerprint = false;      // fold every event into SimulationResult::fingerprint
+    std::uint64_t max_events = 0;       // 0: no limit (checked every 4,096 events)
+    bool progress = false;              // a progress line on stderr after a couple of seconds
+    bool fingerprint = false;           // fold every event into SimulationResult::fingerprint
+    const FaultPlan* faults = nullptr;  // faults: what breaks, and when
 };
 
 struct ChannelUsage {
@@ -48,6 +49,7 @@ struct SimulationResult {
     std::uint64_t payload_in_flight = 0;
     std::size_t peak_packets = 0;  // packets alive at once, at most
     PathSpread path_spread;
+    std::vector<FaultOutcome> faults;  // per fault of SimulationOptions::faults
 };
 
 /// `layout` is null for bare NICs, else the node model `graph` was expanded with.

@@ -16,7 +16,9 @@
 
 namespace clustersim {
 
-enum class KeyType : std::uint8_t { Integer, Number, String, Boolean, Section };
+// List: a sequence of mappings, each validated against the keys under the list's path
+// (`faults.kind` for `faults[2].kind`). Names: a sequence of names (`[switch-3, nic-0]`).
+enum class KeyType : std::uint8_t { Integer, Number, String, Boolean, Section, List, Names };
 
 struct KeySpec {
     std::string path;
@@ -81,6 +83,15 @@ inline KeySpec boolean(std::string path, std::string dflt, std::string help) {
 inline KeySpec section(std::string path) {
     return KeySpec{
         std::move(path), KeyType::Section, -INFINITY, INFINITY, {}, {}, "", "", {}, {}, {}, false};
+}
+inline KeySpec list(std::string path, std::string dflt, std::string help) {
+    return KeySpec{std::move(path), KeyType::List,   -INFINITY, INFINITY, {}, {},
+                   std::move(dflt), std::move(help), {},        {},       {}, false};
+}
+/// `max` names at most (min at least), kept comma-joined.
+inline KeySpec names(std::string path, double min, double max, std::string help) {
+    return KeySpec{
+        std::move(path), KeyType::Names, min, max, {}, {}, "", std::move(help), {}, {}, {}, false};
 }
 
 /// Keys with a fixed default, written once: the value, and `note` saying where it comes from

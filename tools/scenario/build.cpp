@@ -223,6 +223,10 @@ NetworkParams network_params(const Scenario& s, const Topology& fabric) {
     p.ecn_kmax_bytes = n.ecn_kmax_bytes;
     p.ecn_pmax = n.ecn_pmax;
     p.virtual_lanes = virtual_lanes(s, fabric);
+    // A fault that stops cables loses the packets at them: transports must retransmit.
+    p.faults_drop = std::any_of(s.faults.begin(), s.faults.end(), [](const FaultSpec& f) {
+        return f.kind == FaultKind::LinkDown || f.kind == FaultKind::SwitchDown;
+    });
     return p;
 }
 

@@ -93,7 +93,7 @@ class Loader {
     LoadedKeys load(const std::string& text, const std::vector<Override>& overrides) {
         parse(text);
         for (const auto& o : overrides) apply(o);
-        validate(root_, "");
+        validate(root_, "", "");
         LoadedKeys out;
         out.path = path_;
         for (const auto& [key, mark] : positions_) {
@@ -207,37 +207,73 @@ class Loader {
         set_path(node[parts[i]], parts, i + 1, value);
     }
 
-    void validate(const YAML::Node& map, const std::string& prefix) {
+    // `prefix` names the keys in the schema, `at` in the scenario: they differ inside a list's
+    // entries (`faults.kind` is the key of `faults[2].kind`).
+    void validate(const YAML::Node& map, const std::string& prefix, const std::string& at) {
         for (auto it = map.begin(); it != map.end(); ++it) {
             const YAML::Node key_node = it->first;
             const YAML::Node value = it->second;
             const std::string key = key_node.IsScalar() ? key_node.Scalar() : "?";
             const std::string path = prefix.empty() ? key : prefix + "." + key;
+            const std::string where = at.empty() ? key : at + "." + key;
             const KeySpec* spec = find_key(path);
-            if (!spec && removed_key(path)) fail_at(path, key_node.Mark(), removed_key(path));
+            if (!spec && removed_key(path)) fail_at(where, key_node.Mark(), removed_key(path));
             if (!spec)
                 fail_at(
-                    path, key_node.Mark(),
+                    where, key_node.Mark(),
                     fmt::format("unknown key (expected one of: {})", join(children_of(prefix))));
             if (spec->type == Type::Section) {
-                positions_[path] = key_node.Mark();  // where a missing key of it is blamed
+                positions_[where] = key_node.Mark();  // where a missing key of it is blamed
                 if (value.IsNull()) continue;
                 if (!value.IsMap())
-                    fail_at(path, value.Mark(), "expected a mapping of keys (e.g. kind: ...)");
-                validate(value, path);
+                    fail_at(where, value.Mark(), "expected a mapping of keys (e.g. kind: ...)");
+                validate(value, path, where);
                 continue;
             }
-            positions_[path] = value.Mark();
+            if (spec->type == Type::List) {
+                positions_[where] = key_node.Mark();
+                std::uint64_t n = 0;
+                if (!value.IsNull() && !value.IsSequence())
+                    fail_at(where, value.Mark(), "expected a list of entries (e.g. - kind: ...)");
+                for (const auto& item : value) {
+                    const std::string entry = fmt::format("{}[{}]", where, n++);
+                    positions_[entry] = item.Mark();
+                    if (!item.IsMap())
+                        fail_at(entry, item.Mark(), "expected a mapping of keys (e.g. kind: ...)");
+                    validate(item, path, entry);
+                }
+                values_.integers[where] = n;
+                continue;
+            }
+            positions_[where] = value.Mark();
             if (spec->or_section && value.IsMap()) {  // a number's alternative: its own keys
-                validate(value, path);
+                validate(value, path, where);
                 continue;
             }
-            check_value(*spec, value);
+            check_value(*spec, value, where);
         }
     }
 
-    void check_value(const KeySpec& spec, const YAML::Node& v) {
-        const std::string& path = spec.path;
+    void check_value(const KeySpec& spec, const YAML::Node& v, const std::string& path) {
+        if (spec.type == Type::Names) {
+            std::string joined;
+            std::size_t n = 0;
+            if (v.IsSequence())
+                for (const auto& name : v) {
+                    if (!name.IsScalar() || name.Scalar().empty() ||
+                        name.Scalar().find(',') != std::string::npos)
+                        fail_at(path, name.Mark(),
+                                "expected a name such as switch-3 or nic-0 (no commas)");
+                    joined += (n++ ? "," : "") + name.Scalar();
+                }
+            if (!v.IsSequence() || static_cast<double>(n) < spec.min ||
+                static_cast<double>(n) > spec.max)
+                fail_at(path, v.Mark(),
+                        fmt::format("expected a list of {} names (e.g. [switch-3, nic-0])",
+                                    format_number(spec.max)));
+            values_.texts[path] = joined;
+            return;
+        }
         if (!v.IsScalar() || (v.IsNull()))
             fail_at(path, v.Mark(),
                     fmt::format("expected {}{}", type_name(spec.type),
@@ -305,6 +341,8 @@ class Loader {
                 values_.texts[path] = text;
                 return;
             case Type::Section:
+            case Type::List:
+            case Type::Names:
                 return;
         }
         if (num < spec.min || num > spec.max)

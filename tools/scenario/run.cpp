@@ -35,6 +35,7 @@ PreparedRun prepare_run(const Scenario& s) {
     p.workload = moe ? std::move(p.moe->workload) : build_workload(s, endpoints, std::move(trace));
     if (const std::string err = p.workload.validate(endpoints); !err.empty())
         throw s.error_at("workload.kind", err);
+    p.faults = build_fault_plan(s, p.fabric);
     return p;
 }
 
@@ -44,11 +45,14 @@ RunOutcome execute_run(const Scenario& s, const PreparedRun& p, bool progress) {
     so.max_events = s.sim.max_events;
     so.progress = progress;
     so.fingerprint = s.sim.fingerprint;
+    so.faults = &p.faults.plan;
     RunOutcome o;
     o.result = simulate(p.fabric.simulated().graph, p.fabric.routes, p.workload,
                         network_params(s, p.fabric.fabric), so, p.fabric.node_layout());
+    check_faults_in_window(s, o.result);
     o.results = run_results_json(s, p.fabric.fabric, p.fabric.simulated(), p.fabric.endpoints(),
                                  p.workload, o.result);
+    if (!s.faults.empty()) o.results["faults"] = faults_json(s, p.faults, o.result);
     if (p.moe && o.result.status == SimulationResult::Status::Completed)
         o.results[std::string(phase_name(s.workload.phase))] = moe_step_json(s, *p.moe, o.result);
     // What check estimated (the same for one build; sizes of structures vary between

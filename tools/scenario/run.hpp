@@ -8,6 +8,7 @@
 #include "models/network/simulation.hpp"
 #include "tools/scenario/build.hpp"
 #include "tools/scenario/estimate.hpp"
+#include "tools/scenario/faults.hpp"
 #include "tools/scenario/results_json.hpp"
 #include "tools/scenario/scenario.hpp"
 
@@ -19,6 +20,7 @@ struct PreparedRun {
     std::optional<MoeRun> moe;  // workload.kind: moe (its workload moved into `workload`)
     SimulatedFabric fabric;
     Workload workload;
+    ResolvedFaults faults;  // faults: the plan the network runs
 };
 
 /// Validates the workload, estimates from formulas and refuses what exceeds sim.max_events or

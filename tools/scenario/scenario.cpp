@@ -12,6 +12,7 @@
 #include "models/hardware/hardware_catalog.hpp"
 #include "models/routing/routing_policy.hpp"
 #include "sim/registry.hpp"
+#include "tools/scenario/faults.hpp"
 #include "tools/scenario/loader.hpp"
 #include "tools/scenario/schema.hpp"
 #include "topologies/topology_kinds.hpp"
@@ -40,6 +41,7 @@ class Filler {
     Scenario fill() {
         fill_keys();
         scenario_.values = values_;
+        scenario_.faults = read_faults(scenario_);
         return std::move(scenario_);
     }
 
@@ -169,6 +171,16 @@ class Filler {
         n.cc = CongestionControlList::parse(congestion_controls().index_of(n.congestion_control),
                                             values_);
         n.extra_latency_us = number_or("network.extra_latency_us", 0);
+        n.switch_reroute = text_or("network.reroute", "sm") == "switch";
+        if (n.switch_reroute && ll->switch_reroute_us <= 0)
+            throw s.error_at("network.reroute",
+                             fmt::format("switch is InfiniBand's own fault recovery; a {} fabric "
+                                         "reroutes through its routing protocol (expected sm)",
+                                         sw->link_layer));
+        n.reroute_us = number_or("network.reroute_us",
+                                 n.switch_reroute ? ll->switch_reroute_us : ll->reroute_us);
+        n.failover_us = number_or("network.failover_us", ll->failover_us);
+        n.port_down_us = ll->port_down_us;
         if (n.port_buffer_bytes < static_cast<std::uint64_t>(n.mtu_bytes) + n.header_bytes)
             throw s.error_at(
                 "network.port_buffer_bytes",

@@ -12,6 +12,7 @@
 #include "sim/input/input_error.hpp"
 #include "sim/input/key_error.hpp"
 #include "sim/input/key_spec.hpp"
+#include "tools/scenario/fault_spec.hpp"
 #include "traffic/moe_gating.hpp"
 #include "traffic/moe_workload.hpp"
 #include "traffic/request_contexts.hpp"
@@ -82,7 +83,13 @@ struct Scenario {
         CongestionControlParams cc;  // the algorithm's parameters, parsed by its row
         double extra_latency_us = 0;
         std::uint32_t virtual_lanes = 0;  // 0 = what the topology needs
+        bool switch_reroute = false;      // network.reroute: switch (else sm)
+        double reroute_us = 0;            // the fabric's reroute after a fault (docs/faults.md)
+        double failover_us = 0;           // ECMP drops a dead member
+        double port_down_us = 0;          // adaptive, spray, flowlet see a dead port
     } network;
+
+    std::vector<FaultSpec> faults;  // faults: in order
 
     struct Workload {
         std::string kind;

@@ -1,5 +1,7 @@
 #include "tools/scenario/schema.hpp"
 
+#include "tools/scenario/fault_spec.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -23,6 +25,8 @@ using Type = KeyType;
 using keys::boolean;
 using keys::choice;
 using keys::integer;
+using keys::list;
+using keys::names;
 using keys::number;
 using keys::section;
 using keys::text;
@@ -162,6 +166,9 @@ static std::vector<KeySpec> core_keys() {
                "fabric switches forward once the header is in (cut-through; falls back to store-and-forward "
                "into a faster output) or once the whole packet is in; node-internal stages store and forward"),
         number("network.extra_latency_us", 0, 1e9, "0", "latency added to every inter-node message's completion (what-if)"),
+        choice("network.reroute", {"sm", "switch"}, {}, "sm", "InfiniBand, after a fault: the subnet manager recomputes every table after network.reroute_us (sm), or the switches' own fault recovery (SHIELD) reroutes in the link layer's switch_reroute_us (switch)"),
+        number("network.reroute_us", 0, 1e9, "link-layer preset (InfiniBand 10 s: subnet manager; Ethernet 0.9 s: BFD)", "a fault's global reaction: forwarding tables recomputed on the surviving fabric this long after a cable fails or returns"),
+        number("network.failover_us", 0, 1e9, "link-layer preset (1 ms, assumption)", "link-down detection for ECMP: a switch drops a dead member from its groups this long after the cable fails (adaptive, spray and flowlet read the port state at once: the link layer's port_down_us; static tables wait for the reroute)"),
         integer("network.virtual_lanes", 1, 8, "what the topology needs (slimfly 2, dragonfly 3, else 1; twice that for valiant and ugal)",
                 "lanes per link; lane = switch-to-switch hops so far, which keeps minimal routing deadlock-free"),
         section("sim"),
@@ -173,6 +180,20 @@ static std::vector<KeySpec> core_keys() {
         number("sim.sample_us", 0, 1e9, "0 (off)", "every this many us, record each egress queue that holds bytes or is paused (queues.csv under --out)"),
         integer("sim.replicates", 1, 1000, "1", "seeds run (seed, seed + 1, ...): results keep the first seed's detail; each headline number K of decode, prefill and training becomes the mean, with K_ci95 the half-width of its 95 % interval"),
         integer("sim.sample_rows", 1, 1e8, "1000000", "at most this many queue samples (results.json samples.truncated says if reached)"),
+        list("faults", "none", "what breaks, and when: one entry per fault (docs/faults.md)"),
+        choice("faults.kind", {kFaultKindNames.begin(), kFaultKindNames.end()}, {kFaultKindsBuilt.begin(), kFaultKindsBuilt.end()}, "(required)", "what fails: a cable, a switch, a GPU (slow: a straggler; hang: stops computing and sending)"),
+        section("faults.target"),
+        integer("faults.target.gpu", 0, 1e9, "-", "the GPU (gpu_slow, gpu_hang)"),
+        integer("faults.target.switch", 0, 1e9, "-", "a fabric switch by index (switch_down; `topo --json` lists them)"),
+        names("faults.target.link", 2, 2, "a cable between two named elements (switch-N, nic-N), both directions"),
+        integer("faults.target.index", 0, 1e6, "0", "link: which of parallel cables between the two"),
+        text("faults.target.tier", "-", "cables chosen from the seed between two tiers, e.g. leaf-spine (tier names as links.csv prints them)"),
+        integer("faults.target.count", 1, 1e6, "1", "tier: how many cables"),
+        number("faults.at_us", 0, 1e12, "0 (from the start)", "when it starts, from the start of the simulated window"),
+        number("faults.until_us", 0, 1e12, "the end", "when it ends (the element comes back)"),
+        number("faults.rate_factor", 1e-6, 1, "(required for link_slow)", "link_slow: the fraction of its rate the cable keeps"),
+        number("faults.add_ns", 0, 1e12, "(required for link_latency)", "link_latency: added to each direction's delay"),
+        number("faults.factor", 1, 1e6, "(required for gpu_slow)", "gpu_slow: the slowdown (2: half speed)"),
         section("model"),
         text("model.name", "(required for moe)", "MoE model preset (models/data/moe_models.yaml): deepseek-v3, deepseek-v2, qwen3-235b-a22b, mixtral-8x22b"),
         integer("model.hidden", 1, 1e6, "preset", "hidden size (elements per token)"),
@@ -275,6 +296,10 @@ std::string type_name(Type t) {
             return "true or false";
         case Type::Section:
             return "a mapping";
+        case Type::List:
+            return "a list of mappings";
+        case Type::Names:
+            return "a list of names";
     }
     return "";
 }
@@ -286,7 +311,7 @@ std::string format_number(double v) {
 }
 bool is_scenario_section(const std::string& path) {
     const KeySpec* k = find_key(path);
-    return k && k->type == Type::Section;
+    return k && (k->type == Type::Section || k->type == Type::List);
 }
 
 bool is_scenario_key(const std::string& path) {
@@ -312,6 +337,12 @@ std::string schema_markdown() {
                 break;
             case Type::Boolean:
                 type = "boolean";
+                break;
+            case Type::List:
+                type = "list";
+                break;
+            case Type::Names:
+                type = fmt::format("list of {} names", format_number(k.max));
                 break;
             case Type::Section:
                 break;

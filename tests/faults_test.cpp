@@ -1,0 +1,223 @@
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "support.hpp"
+#include "tools/scenario/run.hpp"
+#include "tools/scenario/scenario.hpp"
+
+using namespace clustersim;
+using namespace clustersim::test;
+
+namespace {
+
+// An FT2 of radix 8 (32 NICs, 8 leaves, 4 spines) of bare NICs: every cross-leaf path is
+// NIC - leaf - spine - leaf - NIC. switch-0 is the first leaf, switch-8 the first spine.
+const char* kFabric =
+    "topology: {kind: ft2, switch_radix: 8, endpoints: 32}\n"
+    "cluster: {node: none}\n";
+
+struct Outcome {
+    SimulationResult result;
+    Json results;
+};
+
+Outcome run_scenario(const std::string& name, const std::string& yaml,
+                     const std::vector<std::string>& sets = {}) {
+    const auto dir = temp_dir("faults-" + name);
+    write_text(dir / "s.yaml", yaml);
+    std::vector<Override> o;
+    for (const auto& s : sets) o.push_back(parse_override(s));
+    const Scenario s = load_scenario((dir / "s.yaml").string(), o);
+    const PreparedRun p = prepare_run(s);
+    RunOutcome r = execute_run(s, p, false);
+    return {std::move(r.result), std::move(r.results)};
+}
+
+// One message from NIC 0 to NIC 16 (another leaf), written as a trace.
+std::string one_message(const std::string& name, std::uint64_t bytes) {
+    const auto dir = temp_dir("faults-trace-" + name);
+    write_text(dir / "m.csv", "src,dst,bytes,start_us\n0,16," + std::to_string(bytes) + ",0\n");
+    return std::string(kFabric) + "workload: {kind: trace, file: " + (dir / "m.csv").string() +
+           "}\n";
+}
+
+double latency_us(const Outcome& o) {
+    const MessageState& m = o.result.messages.at(0);
+    return (m.finished - m.started).us();
+}
+
+const char* kPermutation = "workload: {kind: permutation, message_bytes: 1MiB}\n";
+
+}  // namespace
+
+TEST_CASE("link_slow of 0.5 halves the cables' rate: a message over them takes twice as long",
+          "[faults]") {
+    const std::string yaml = one_message("slow", 4 << 20);
+    const Outcome healthy = run_scenario("slow-healthy", yaml);
+    const Outcome slow = run_scenario(
+        "slow", yaml,
+        {"faults=[{kind: link_slow, target: {tier: leaf-spine, count: 32}, rate_factor: 0.5}]"});
+    // 4 MiB at 400 Gb/s less headers is 87 us; the few hundred ns of pipeline fill do not halve.
+    const double ratio = latency_us(slow) / latency_us(healthy);
+    CHECK(ratio > 1.98);
+    CHECK(ratio < 2.0);
+    CHECK(slow.results["faults"][0]["kind"] == "link_slow");
+    CHECK(slow.results["faults"][0]["packets_lost"] == 0);
+}
+
+TEST_CASE("link_latency adds its delay once per faulty cable crossed", "[faults]") {
+    const std::string yaml = one_message("latency", 4096);
+    const Outcome healthy = run_scenario("latency-healthy", yaml);
+    const Outcome late = run_scenario(
+        "latency", yaml,
+        {"faults=[{kind: link_latency, target: {tier: leaf-spine, count: 32}, add_ns: 1000}]"});
+    // Up to a spine and down again: two leaf-spine cables, 1 us each.
+    CHECK(latency_us(late) - latency_us(healthy) == Approx(2.0).margin(1e-6));
+}
+
+TEST_CASE(
+    "link_down under static routing stalls its flows until the reroute, then every byte "
+    "arrives on the surviving paths, each lost packet resent",
+    "[faults]") {
+    const std::string yaml = std::string(kFabric) + kPermutation +
+                             "network: {routing: static, ack_timeout_exponent: 4}\n"
+                             "faults: [{kind: link_down, target: {link: [switch-0, switch-8]}, "
+                             "at_us: 5}]\n";
+    const Outcome healthy = run_scenario("down-healthy", std::string(kFabric) + kPermutation);
+    for (const double reroute : {100.0, 300.0}) {
+        const Outcome o =
+            run_scenario("down", yaml, {"network.reroute_us=" + std::to_string(reroute)});
+        INFO("reroute_us " << reroute);
+        REQUIRE(o.result.status == SimulationResult::Status::Completed);
+        const Json& f = o.results["faults"][0];
+        CHECK(f["target"] == "switch-0-switch-8");
+        CHECK(f["recovered_at_us"].get<double>() == Approx(5 + reroute));
+        const std::uint64_t lost = f["packets_lost"];
+        CHECK(lost > 0);
+        CHECK(lost == o.result.counters.packets_dropped);
+        // Bytes conserved: all 32 MiB delivered once, every lost packet sent again.
+        CHECK(o.result.counters.payload_delivered == 32ull << 20);
+        CHECK(o.result.counters.retransmitted_packets >= lost);
+        // Stalled until the tables changed: the run ends after the reroute (healthy: 44 us).
+        CHECK(healthy.result.end_time.us() < 50);
+        CHECK(o.result.end_time.us() > 5 + reroute);
+    }
+}
+
+TEST_CASE("adaptive routing loses fewer packets to a dead cable than ECMP", "[faults]") {
+    const std::string yaml = std::string(kFabric) + kPermutation +
+                             "network: {reroute_us: 100, ack_timeout_exponent: 4}\n"
+                             "faults: [{kind: link_down, target: {link: [switch-0, switch-8]}, "
+                             "at_us: 5}]\n";
+    const Outcome ecmp = run_scenario("ecmp", yaml, {"network.routing=ecmp"});
+    const Outcome adaptive = run_scenario("adaptive", yaml, {"network.routing=adaptive"});
+    const std::uint64_t lost_ecmp = ecmp.results["faults"][0]["packets_lost"];
+    const std::uint64_t lost_adaptive = adaptive.results["faults"][0]["packets_lost"];
+    // ECMP keeps hashing onto the dead member until its failover (1 ms, past the reroute);
+    // the leaf's adaptive routing sees the port down at once, and only the spine's way down,
+    // which has no alternative, loses packets until the reroute.
+    CHECK(lost_adaptive > 0);
+    CHECK(lost_adaptive * 2 < lost_ecmp);
+    CHECK(adaptive.result.counters.payload_delivered == 32ull << 20);
+}
+
+TEST_CASE("faults keep determinism: same seed and faults, the same event order", "[faults]") {
+    const std::string yaml = std::string(kFabric) + kPermutation +
+                             "network: {routing: adaptive, reroute_us: 50, "
+                             "ack_timeout_exponent: 4}\nsim: {fingerprint: true}\n"
+                             "faults: [{kind: link_down, target: {tier: leaf-spine, count: 3}, "
+                             "at_us: 2, until_us: 30}]\n";
+    const Outcome a = run_scenario("det-a", yaml), b = run_scenario("det-b", yaml);
+    REQUIRE(a.result.fingerprint.has_value());
+    CHECK(a.result.fingerprint == b.result.fingerprint);
+    CHECK(a.results["faults"] == b.results["faults"]);
+    const Outcome other = run_scenario("det-c", yaml, {"seed=2"});  // other cables chosen
+    CHECK(other.results["faults"][0]["target"] != a.results["faults"][0]["target"]);
+}
+
+TEST_CASE("a straggler GPU of the EP group slows every step, one outside it changes nothing",
+          "[faults][moe]") {
+    // 40 GPUs, the EP group the first 32: GPU 36 runs nothing.
+    const std::string yaml =
+        "model: {name: deepseek-v3}\n"
+        "topology: {kind: mpft, endpoints: 40}\n"
+        "workload: {kind: moe, phase: decode, ep_size: 32, tokens_per_gpu: 32, "
+        "simulated_layers: 2}\n";
+    const Outcome healthy = run_scenario("gpu-healthy", yaml);
+    const Outcome ranked =
+        run_scenario("gpu-rank", yaml, {"faults=[{kind: gpu_slow, target: {gpu: 5}, factor: 2}]"});
+    const Outcome idle =
+        run_scenario("gpu-idle", yaml, {"faults=[{kind: gpu_slow, target: {gpu: 36}, factor: 2}]"});
+    const double tpot = healthy.results["decode"]["tpot_ms"];
+    CHECK(ranked.results["decode"]["tpot_ms"].get<double>() > 1.1 * tpot);
+    CHECK(idle.results["decode"]["tpot_ms"].get<double>() == tpot);
+}
+
+TEST_CASE("a hung GPU stalls the step by as long as it hangs", "[faults][moe]") {
+    const std::string yaml =
+        "model: {name: deepseek-v3}\n"
+        "topology: {kind: mpft, endpoints: 32}\n"
+        "workload: {kind: moe, phase: decode, ep_size: 32, tokens_per_gpu: 32, "
+        "simulated_layers: 2}\n";
+    const Outcome healthy = run_scenario("hang-healthy", yaml);
+    const Outcome hung = run_scenario(
+        "hang", yaml, {"faults=[{kind: gpu_hang, target: {gpu: 5}, at_us: 100, until_us: 2100}]"});
+    const double delta = hung.results["decode"]["step_ms"].get<double>() -
+                         healthy.results["decode"]["step_ms"].get<double>();
+    CHECK(delta > 1.5);
+    CHECK(delta < 2.5);
+}
+
+TEST_CASE("bad fault entries are located input errors, exit 2", "[faults][system]") {
+    const auto dir = temp_dir("faults-bad");
+    const struct {
+        const char* faults;
+        const char* where;
+        const char* says;
+    } cases[] = {
+        {"[{kind: link_melt, target: {switch: 0}}]", "faults[0].kind", "unknown value 'link_melt'"},
+        {"[{kind: switch_down, target: {switch: 99}}]", "faults[0].target.switch", "no switch 99"},
+        {"[{kind: link_down, target: {link: [switch-0, switch-1]}}]", "faults[0].target.link",
+         "no cable joins switch-0 and switch-1"},
+        {"[{kind: link_down, target: {link: [switch-0, nic-99]}}]", "faults[0].target.link",
+         "no element 'nic-99'"},
+        {"[{kind: gpu_slow, target: {gpu: 1}, factor: 2, at_us: 10, until_us: 5}]",
+         "faults[0].until_us", "is not after at_us"},
+        {"[{kind: gpu_slow, target: {switch: 1}, factor: 2}]", "faults[0].target.switch",
+         "gpu_slow does not fail a switch"},
+        {"[{kind: link_slow, target: {tier: leaf-spine}}]", "faults[0]",
+         "link_slow needs rate_factor"},
+        {"[{kind: switch_down, target: {switch: 1}, factor: 2}]", "faults[0].factor",
+         "applies to gpu_slow only"},
+        {"[{kind: link_down, target: {tier: leaf-core}}]", "faults[0].target.tier",
+         "no cable joins the tiers 'leaf-core'"},
+        {"[{kind: link_down, target: {switch: 1, gpu: 2}}]", "faults[0].target",
+         "a fault has one target"},
+        {"{kind: link_down}", "faults", "expected a list of entries"},
+    };
+    for (const auto& c : cases) {
+        write_text(dir / "s.yaml",
+                   std::string(kFabric) + kPermutation + "faults: " + c.faults + "\n");
+        const auto r = run_cli("run " + (dir / "s.yaml").string());
+        INFO(c.faults << "\n" << r.err);
+        CHECK(r.exit_code == 2);
+        CHECK(r.err.find((dir / "s.yaml").string() + ":") == 0);
+        CHECK(r.err.find(std::string(" ") + c.where + ": ") != std::string::npos);
+        CHECK(r.err.find(c.says) != std::string::npos);
+        CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    }
+}
+
+TEST_CASE("a fault after the simulated window is an input error", "[faults][system]") {
+    const auto dir = temp_dir("faults-late");
+    write_text(dir / "s.yaml",
+               std::string(kFabric) + kPermutation +
+                   "faults: [{kind: switch_down, target: {switch: 8}, at_us: 5000}]\n");
+    const auto r = run_cli("run " + (dir / "s.yaml").string() + " --out " + (dir / "o").string());
+    INFO(r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("faults[0].at_us: 5000 us is after the simulated window") !=
+          std::string::npos);
+    CHECK(!std::filesystem::exists(dir / "o" / "results.json"));
+}

@@ -1,0 +1,458 @@
+#include "tools/scenario/faults.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <limits>
+#include <optional>
+#include <set>
+#include <span>
+
+#include "sim/random.hpp"
+#include "tools/scenario/build.hpp"
+#include "tools/scenario/scenario.hpp"
+#include "tools/scenario/schema.hpp"
+#include "topologies/fault_routes.hpp"
+
+namespace clustersim {
+namespace {
+
+std::string names_text(std::span<const std::string_view> names) {
+    std::string out;
+    for (auto n : names) out += (out.empty() ? "" : ", ") + std::string(n);
+    return out;
+}
+
+// The target keys each kind accepts.
+std::vector<FaultTargetKind> targets_of(FaultKind k) {
+    switch (k) {
+        case FaultKind::LinkDown:
+        case FaultKind::LinkSlow:
+        case FaultKind::LinkLatency:
+        case FaultKind::LinkLossy:
+        case FaultKind::LinkFlap:
+            return {FaultTargetKind::Link, FaultTargetKind::Tier};
+        case FaultKind::SwitchDown:
+            return {FaultTargetKind::Switch};
+        case FaultKind::NicDown:
+        case FaultKind::NicSlow:
+            return {FaultTargetKind::Nic};
+        case FaultKind::PlaneDown:
+            return {FaultTargetKind::Plane};
+        case FaultKind::NodeDown:
+            return {FaultTargetKind::Node};
+        case FaultKind::GpuSlow:
+        case FaultKind::GpuHang:
+        case FaultKind::GpuDown:
+            return {FaultTargetKind::Gpu};
+    }
+    return {};
+}
+
+std::string target_example(FaultTargetKind t) {
+    switch (t) {
+        case FaultTargetKind::Link:
+            return "{link: [switch-0, switch-40]}";
+        case FaultTargetKind::Tier:
+            return "{tier: leaf-spine, count: 1}";
+        default:
+            return fmt::format("{{{}: 0}}", kFaultTargetNames[static_cast<std::size_t>(t)]);
+    }
+}
+
+}  // namespace
+
+std::vector<FaultSpec> read_faults(const Scenario& s) {
+    const KeyValues& v = s.values;
+    const std::uint64_t n = v.integer_or("faults", 0);
+    std::vector<FaultSpec> out;
+    for (std::uint64_t i = 0; i < n; ++i) {
+        FaultSpec f;
+        f.key = fmt::format("faults[{}]", i);
+        const std::string& k = f.key;
+        const std::string kind = v.text_or(k + ".kind", "");
+        if (kind.empty())
+            throw s.error_at(k + ".kind", fmt::format("missing (expected one of: {})",
+                                                      names_text(kFaultKindsBuilt)));
+        for (std::size_t j = 0; j < kFaultKindNames.size(); ++j)
+            if (kFaultKindNames[j] == kind) f.kind = static_cast<FaultKind>(j);
+        // Exactly one target, of a sort the kind takes.
+        const auto allowed = targets_of(f.kind);
+        std::vector<FaultTargetKind> given;
+        for (std::size_t t = 0; t < kFaultTargetNames.size(); ++t)
+            if (v.has(k + ".target." + std::string(kFaultTargetNames[t])))
+                given.push_back(static_cast<FaultTargetKind>(t));
+        std::string expected;
+        for (auto t : allowed) expected += (expected.empty() ? "" : " or ") + target_example(t);
+        if (given.empty())
+            throw s.error_at(k + ".target", fmt::format("missing (expected {})", expected));
+        if (given.size() > 1)
+            throw s.error_at(
+                k + ".target",
+                fmt::format("names {} and {}: a fault has one target (expected {})",
+                            kFaultTargetNames[static_cast<std::size_t>(given[0])],
+                            kFaultTargetNames[static_cast<std::size_t>(given[1])], expected));
+        f.target = given[0];
+        const std::string tkey =
+            k + ".target." + std::string(kFaultTargetNames[static_cast<std::size_t>(f.target)]);
+        if (std::find(allowed.begin(), allowed.end(), f.target) == allowed.end())
+            throw s.error_at(
+                tkey, fmt::format("{} does not fail a {} (expected {})", kind,
+                                  kFaultTargetNames[static_cast<std::size_t>(f.target)], expected));
+        if (v.has(k + ".target.index") && f.target != FaultTargetKind::Link)
+            throw s.error_at(k + ".target.index",
+                             "picks one of parallel cables, so it goes with link (expected "
+                             "{link: [A, B], index: k})");
+        if (v.has(k + ".target.count") && f.target != FaultTargetKind::Tier)
+            throw s.error_at(k + ".target.count",
+                             "counts cables chosen from a tier (expected {tier: T, count: N})");
+        switch (f.target) {
+            case FaultTargetKind::Link: {
+                const std::string both = v.text_or(tkey, "");
+                const auto comma = both.find(',');
+                f.a = both.substr(0, comma);
+                f.b = both.substr(comma + 1);
+                f.cable = static_cast<std::uint32_t>(v.integer_or(k + ".target.index", 0));
+                break;
+            }
+            case FaultTargetKind::Tier:
+                f.tier = v.text_or(tkey, "");
+                f.count = static_cast<std::uint32_t>(v.integer_or(k + ".target.count", 1));
+                break;
+            default:
+                f.index = v.integer_or(tkey, 0);
+        }
+        f.at_us = v.number_or(k + ".at_us", 0);
+        f.until_us = v.number_or(k + ".until_us", -1);
+        if (f.ends() && f.until_us <= f.at_us)
+            throw s.error_at(k + ".until_us",
+                             fmt::format("{} us is not after at_us ({} us) (expected a later time, "
+                                         "or no until_us for a fault that lasts)",
+                                         format_number(f.until_us), format_number(f.at_us)));
+        // The kind's own keys, required where they are the fault, refused where they mean
+        // nothing.
+        struct Own {
+            const char* key;
+            FaultKind kind;
+            double* into;
+        };
+        const Own own[] = {{"rate_factor", FaultKind::LinkSlow, &f.rate_factor},
+                           {"add_ns", FaultKind::LinkLatency, &f.add_ns},
+                           {"factor", FaultKind::GpuSlow, &f.factor}};
+        for (const Own& o : own) {
+            const std::string key = k + "." + o.key;
+            if (v.has(key) && f.kind != o.kind)
+                throw s.error_at(key, fmt::format("applies to {} only (expected no {} for {})",
+                                                  kFaultKindNames[static_cast<std::size_t>(o.kind)],
+                                                  o.key, kind));
+            if (!v.has(key) && f.kind == o.kind)
+                throw s.error_at(
+                    k, fmt::format("{} needs {} (expected e.g. {}: {})", kind, o.key, o.key,
+                                   o.kind == FaultKind::LinkSlow  ? "0.5"
+                                   : o.kind == FaultKind::GpuSlow ? "2"
+                                                                  : "1000"));
+            if (v.has(key)) *o.into = v.number_or(key, 0);
+        }
+        out.push_back(std::move(f));
+    }
+    return out;
+}
+
+namespace {
+
+// A fabric element by name: switch-N (a fabric switch) or nic-N (a fabric endpoint).
+std::optional<NodeRef> element(const std::string& name, const PortGraph& g) {
+    auto number = [&](std::size_t from, std::uint32_t limit) -> std::optional<std::uint32_t> {
+        std::uint32_t i = 0;
+        const char* end = name.data() + name.size();
+        const auto [p, ec] = std::from_chars(name.data() + from, end, i);
+        if (ec != std::errc() || p != end || i >= limit) return std::nullopt;
+        return i;
+    };
+    if (name.rfind("switch-", 0) == 0)
+        if (auto i = number(7, g.switch_count())) return NodeRef{NodeKind::Switch, *i};
+    if (name.rfind("nic-", 0) == 0)
+        if (auto i = number(4, g.endpoint_count())) return NodeRef{NodeKind::Endpoint, *i};
+    return std::nullopt;
+}
+
+std::string element_name(NodeRef n) {
+    return fmt::format("{}-{}", n.kind == NodeKind::Switch ? "switch" : "nic", n.index);
+}
+
+std::string tier_of(const Topology& fabric, NodeRef n) {
+    if (n.kind == NodeKind::Endpoint) return "nic";
+    const std::uint32_t t = fabric.graph.switches()[n.index].tier;
+    const auto& tiers = fabric.inventory.tiers;
+    return t < tiers.size() ? tiers[t].name : fmt::format("tier{}", t);
+}
+
+// Per cable, its channel out of each end, in a graph's numbering (channels are laid out per
+// source node in cable order: PortGraph::finalize).
+struct CableChannels {
+    std::vector<std::uint32_t> ab, ba;
+};
+CableChannels cable_channels(const PortGraph& g) {
+    const auto cables = g.cables();
+    CableChannels out{std::vector<std::uint32_t>(cables.size()),
+                      std::vector<std::uint32_t>(cables.size())};
+    std::vector<std::uint32_t> used(std::size_t{g.switch_count()} + g.endpoint_count(), 0);
+    auto slot = [&](NodeRef n) {
+        return n.kind == NodeKind::Switch ? n.index : g.switch_count() + n.index;
+    };
+    for (std::size_t k = 0; k < cables.size(); ++k) {
+        out.ab[k] = g.first_channel(cables[k].a) + used[slot(cables[k].a)]++;
+        out.ba[k] = g.first_channel(cables[k].b) + used[slot(cables[k].b)]++;
+    }
+    return out;
+}
+
+struct DownInterval {
+    std::uint32_t fault = 0, cable = 0;
+    double at_us = 0, until_us = -1;
+};
+
+}  // namespace
+
+ResolvedFaults build_fault_plan(const Scenario& s, const SimulatedFabric& f) {
+    ResolvedFaults out;
+    FaultPlan& plan = out.plan;
+    plan.faults = static_cast<std::uint32_t>(s.faults.size());
+    if (s.faults.empty()) return out;
+    const Topology& fabric = f.fabric;
+    const PortGraph& fg = fabric.graph;
+    const PortGraph& sg = f.simulated().graph;
+    const CableChannels fc = cable_channels(fg), sc = cable_channels(sg);
+    const auto cables = fg.cables();
+    std::vector<DownInterval> down;
+    auto add = [&](const FaultSpec& spec, std::uint32_t i, FaultActionKind kind, double at_us,
+                   std::uint32_t target, double factor, Time delay = Time::zero()) {
+        plan.actions.push_back(FaultAction{Time::from_us(at_us), kind, i, target, factor, delay});
+        (void)spec;
+    };
+    for (std::uint32_t i = 0; i < s.faults.size(); ++i) {
+        const FaultSpec& spec = s.faults[i];
+        const std::string tkey =
+            spec.key + ".target." +
+            std::string(kFaultTargetNames[static_cast<std::size_t>(spec.target)]);
+        // The cables it hits, or its GPU.
+        std::vector<std::uint32_t> hit;
+        std::string what;
+        switch (spec.target) {
+            case FaultTargetKind::Link: {
+                const auto a = element(spec.a, fg), b = element(spec.b, fg);
+                for (const auto& [name, e] : {std::pair{spec.a, a}, std::pair{spec.b, b}})
+                    if (!e)
+                        throw s.error_at(
+                            tkey,
+                            fmt::format("no element '{}' in this fabric (expected "
+                                        "switch-0 to switch-{} or nic-0 to nic-{})",
+                                        name, fg.switch_count() - 1, fg.endpoint_count() - 1));
+                std::vector<std::uint32_t> between;
+                for (std::uint32_t k = 0; k < cables.size(); ++k)
+                    if ((cables[k].a == *a && cables[k].b == *b) ||
+                        (cables[k].a == *b && cables[k].b == *a))
+                        between.push_back(k);
+                if (between.empty())
+                    throw s.error_at(tkey, fmt::format("no cable joins {} and {} (expected two "
+                                                       "elements a cable joins: links.csv)",
+                                                       spec.a, spec.b));
+                if (spec.cable >= between.size())
+                    throw s.error_at(
+                        spec.key + ".target.index",
+                        fmt::format("{} is out of range: {} cable{} join {} and {} "
+                                    "(expected 0 to {})",
+                                    spec.cable, between.size(), between.size() == 1 ? "" : "s",
+                                    spec.a, spec.b, between.size() - 1));
+                hit.push_back(between[spec.cable]);
+                break;
+            }
+            case FaultTargetKind::Tier: {
+                std::vector<std::uint32_t> pool;
+                std::set<std::string> pairs;
+                for (std::uint32_t k = 0; k < cables.size(); ++k) {
+                    const std::string ta = tier_of(fabric, cables[k].a),
+                                      tb = tier_of(fabric, cables[k].b);
+                    pairs.insert(ta + "-" + tb);
+                    if (ta + "-" + tb == spec.tier || tb + "-" + ta == spec.tier) pool.push_back(k);
+                }
+                if (pool.empty()) {
+                    std::string known;
+                    for (const auto& p : pairs) known += (known.empty() ? "" : ", ") + p;
+                    throw s.error_at(tkey, fmt::format("no cable joins the tiers '{}' in this "
+                                                       "fabric (expected one of: {})",
+                                                       spec.tier, known));
+                }
+                if (spec.count > pool.size())
+                    throw s.error_at(spec.key + ".target.count",
+                                     fmt::format("{} is more than the {} cables of {} (expected "
+                                                 "at most {})",
+                                                 spec.count, pool.size(), spec.tier, pool.size()));
+                // A seeded choice without repeats (partial Fisher-Yates), sorted for reading.
+                RandomStream rng(s.seed, "faults", i);
+                for (std::uint32_t j = 0; j < spec.count; ++j)
+                    std::swap(pool[j], pool[j + rng.below(pool.size() - j)]);
+                hit.assign(pool.begin(), pool.begin() + spec.count);
+                std::sort(hit.begin(), hit.end());
+                break;
+            }
+            case FaultTargetKind::Switch: {
+                if (spec.index >= fg.switch_count())
+                    throw s.error_at(tkey, fmt::format("no switch {} in this fabric (expected 0 "
+                                                       "to {})",
+                                                       spec.index, fg.switch_count() - 1));
+                const NodeRef sw{NodeKind::Switch, static_cast<std::uint32_t>(spec.index)};
+                for (std::uint32_t k = 0; k < cables.size(); ++k)
+                    if (cables[k].a == sw || cables[k].b == sw) hit.push_back(k);
+                what = element_name(sw) + ": ";
+                break;
+            }
+            case FaultTargetKind::Gpu:
+                if (spec.index >= sg.endpoint_count())
+                    throw s.error_at(tkey, fmt::format("no GPU {} in this run (expected 0 to {})",
+                                                       spec.index, sg.endpoint_count() - 1));
+                what = fmt::format("gpu-{}", spec.index);
+                break;
+            default:
+                throw s.error_at(tkey,
+                                 "this target is not built yet (expected link, tier, switch "
+                                 "or gpu)");
+        }
+        for (std::uint32_t k : hit)
+            what += fmt::format("{}{}-{}", what.empty() || what.back() == ' ' ? "" : ", ",
+                                element_name(cables[k].a), element_name(cables[k].b));
+        out.hit.push_back(what);
+        auto both = [&](FaultActionKind kind, double at_us, double factor, Time delay) {
+            for (std::uint32_t k : hit) {
+                add(spec, i, kind, at_us, sc.ab[k], factor, delay);
+                add(spec, i, kind, at_us, sc.ba[k], factor, delay);
+            }
+        };
+        const auto gpu = static_cast<std::uint32_t>(spec.index);
+        switch (spec.kind) {
+            case FaultKind::LinkDown:
+            case FaultKind::SwitchDown:
+                both(FaultActionKind::ChannelDown, spec.at_us, 1, Time::zero());
+                if (spec.ends()) both(FaultActionKind::ChannelUp, spec.until_us, 1, Time::zero());
+                for (std::uint32_t k : hit) down.push_back({i, k, spec.at_us, spec.until_us});
+                plan.drops = true;
+                break;
+            case FaultKind::LinkSlow:
+                both(FaultActionKind::ChannelRate, spec.at_us, spec.rate_factor, Time::zero());
+                if (spec.ends()) both(FaultActionKind::ChannelRate, spec.until_us, 1, Time::zero());
+                break;
+            case FaultKind::LinkLatency: {
+                const Time add_t = Time::from_ps(static_cast<std::int64_t>(spec.add_ns * 1000));
+                both(FaultActionKind::ChannelDelay, spec.at_us, 1, add_t);
+                // Taken back once what was sent with it has arrived, so packets on a link
+                // never overtake each other (the fault lasts add_ns longer).
+                if (spec.ends())
+                    both(FaultActionKind::ChannelDelay, spec.until_us + spec.add_ns / 1000, 1,
+                         Time::zero() - add_t);
+                break;
+            }
+            case FaultKind::GpuSlow:
+                add(spec, i, FaultActionKind::GpuSlowdown, spec.at_us, gpu, spec.factor);
+                if (spec.ends()) add(spec, i, FaultActionKind::GpuSlowdown, spec.until_us, gpu, 1);
+                break;
+            case FaultKind::GpuHang:
+                add(spec, i, FaultActionKind::GpuSlowdown, spec.at_us, gpu, 0);
+                add(spec, i, FaultActionKind::GpuHold, spec.at_us, gpu, 1);
+                if (spec.ends()) {
+                    add(spec, i, FaultActionKind::GpuSlowdown, spec.until_us, gpu, 1);
+                    add(spec, i, FaultActionKind::GpuHold, spec.until_us, gpu, 0);
+                }
+                break;
+            default:
+                throw s.error_at(spec.key + ".kind", "not built yet");
+        }
+    }
+    if (down.empty()) return out;
+
+    // The fabric's reaction (docs/faults.md): every switch with a choice stops taking a dead
+    // port -- ECMP after failover_us, adaptive policies once the port state shows it (static
+    // tables cannot) -- and the control plane recomputes the tables on what survives after
+    // reroute_us; both again when a cable returns.
+    const bool local = s.network.routing != "static";
+    const double reroute = s.network.reroute_us;
+    const double failover =
+        s.network.routing == "ecmp" ? s.network.failover_us : s.network.port_down_us;
+    constexpr double kNever = std::numeric_limits<double>::infinity();
+    auto end_of = [&](const DownInterval& d) { return d.until_us < 0 ? kNever : d.until_us; };
+    std::set<double> times;
+    for (const DownInterval& d : down) {
+        times.insert(d.at_us + reroute);
+        if (d.until_us >= 0) times.insert(d.until_us + reroute);
+        if (local) {
+            times.insert(d.at_us + failover);
+            if (d.until_us >= 0) times.insert(d.until_us + failover);
+        }
+    }
+    std::vector<std::uint8_t> known(fg.channel_count()), seen(fg.channel_count());
+    for (double t : times) {
+        std::fill(known.begin(), known.end(), 0);
+        std::fill(seen.begin(), seen.end(), 0);
+        bool any_known = false, any_seen = false;
+        for (const DownInterval& d : down) {
+            if (d.at_us + reroute <= t && t < end_of(d) + reroute) {
+                known[fc.ab[d.cable]] = known[fc.ba[d.cable]] = 1;
+                any_known = true;
+            }
+            if (local && d.at_us + failover <= t && t < end_of(d) + failover) {
+                seen[fc.ab[d.cable]] = seen[fc.ba[d.cable]] = 1;
+                any_seen = true;
+            }
+        }
+        ForwardingTables tables = any_known ? rerouted(fg, f.routes, known) : f.routes;
+        if (any_seen) tables = without_dead_ports(fg, tables, seen);
+        const auto index = static_cast<std::uint32_t>(plan.tables.size());
+        plan.tables.push_back(std::move(tables));
+        // One action per fault whose reroute this is (its recovery), else one for the first
+        // fault the moment belongs to.
+        bool placed = false;
+        for (const DownInterval& d : down)
+            if (d.at_us + reroute == t &&
+                std::none_of(plan.actions.begin(), plan.actions.end(), [&](const FaultAction& a) {
+                    return a.kind == FaultActionKind::Routes && a.target == index &&
+                           a.fault == d.fault;
+                })) {
+                plan.actions.push_back(FaultAction{Time::from_us(t), FaultActionKind::Routes,
+                                                   d.fault, index, 1, Time::zero()});
+                placed = true;
+            }
+        if (!placed)
+            plan.actions.push_back(FaultAction{Time::from_us(t), FaultActionKind::Routes,
+                                               down.front().fault, index, 0, Time::zero()});
+    }
+    return out;
+}
+
+void check_faults_in_window(const Scenario& s, const SimulationResult& r) {
+    for (const FaultSpec& f : s.faults)
+        if (f.at_us > r.end_time.us())
+            throw s.error_at(f.key + ".at_us",
+                             fmt::format("{} us is after the simulated window, which ends at "
+                                         "{:.3f} us (expected at most that)",
+                                         format_number(f.at_us), r.end_time.us()));
+}
+
+Json faults_json(const Scenario& s, const ResolvedFaults& faults, const SimulationResult& r) {
+    Json out = Json::array();
+    for (std::size_t i = 0; i < s.faults.size(); ++i) {
+        const FaultSpec& f = s.faults[i];
+        Json j;
+        j["kind"] = std::string(kFaultKindNames[static_cast<std::size_t>(f.kind)]);
+        j["target"] = i < faults.hit.size() ? faults.hit[i] : std::string();
+        j["at_us"] = f.at_us;
+        j["until_us"] = f.ends() ? Json(f.until_us) : Json(nullptr);
+        const FaultOutcome o = i < r.faults.size() ? r.faults[i] : FaultOutcome{};
+        j["packets_lost"] = o.packets_lost;
+        j["recovered_at_us"] =
+            o.recovered_at == Time::never() ? Json(nullptr) : Json(o.recovered_at.us());
+        out.push_back(std::move(j));
+    }
+    return out;
+}
+
+}  // namespace clustersim
