@@ -221,3 +221,113 @@ TEST_CASE("a fault after the simulated window is an input error", "[faults][syst
           std::string::npos);
     CHECK(!std::filesystem::exists(dir / "o" / "results.json"));
 }
+
+TEST_CASE("link_lossy loses about its rate of the packets sent over the cable, all resent",
+          "[faults]") {
+    const std::string yaml = std::string(kFabric) + kPermutation +
+                             "network: {ack_timeout_exponent: 4}\n"
+                             "faults: [{kind: link_lossy, target: {tier: leaf-spine, count: 32}, "
+                             "loss_rate: 0.02}]\n";
+    const Outcome o = run_scenario("lossy", yaml);
+    REQUIRE(o.result.status == SimulationResult::Status::Completed);
+    // Packets put on leaf-to-spine and spine-to-leaf cables (lost ones included: each was a
+    // draw), from links.csv's counts: hops over those channels plus the losses.
+    const std::uint64_t lost = o.results["faults"][0]["packets_lost"];
+    const std::uint64_t crossed = o.result.counters.packet_hops;  // every hop, NIC links too
+    CHECK(lost > 0);
+    // About 2 % of what crossed the 64 leaf-spine channels (half the hops of a cross-leaf
+    // path are on them): generous binomial bounds.
+    CHECK(static_cast<double>(lost) > 0.01 * 0.5 * static_cast<double>(crossed));
+    CHECK(static_cast<double>(lost) < 0.03 * 0.5 * static_cast<double>(crossed));
+    CHECK(o.result.counters.payload_delivered == 32ull << 20);
+    CHECK(o.result.counters.retransmitted_packets >= lost);
+}
+
+TEST_CASE("link_flap takes the cable down each period, and every message still completes",
+          "[faults]") {
+    const std::string yaml = std::string(kFabric) + kPermutation +
+                             "network: {routing: ecmp, reroute_us: 3, failover_us: 1, "
+                             "ack_timeout_exponent: 3}\n"
+                             "faults: [{kind: link_flap, target: {link: [switch-0, switch-8]}, "
+                             "period_us: 10, down_us: 4, until_us: 40}]\n";
+    const Outcome o = run_scenario("flap", yaml);
+    REQUIRE(o.result.status == SimulationResult::Status::Completed);
+    const Json& f = o.results["faults"][0];
+    CHECK(f["packets_lost"].get<std::uint64_t>() > 0);
+    // The last reroute follows the last cycle's failure (at 30 us) by reroute_us.
+    CHECK(f["recovered_at_us"].get<double>() == Approx(33));
+    CHECK(o.result.counters.payload_delivered == 32ull << 20);
+}
+
+TEST_CASE("nic_slow through a degraded PCIe path slows the all-to-alls of its GPU",
+          "[faults][moe]") {
+    const std::string yaml =
+        "model: {name: deepseek-v3}\n"
+        "topology: {kind: mpft, endpoints: 32}\n"
+        "workload: {kind: moe, phase: decode, ep_size: 32, tokens_per_gpu: 32, "
+        "simulated_layers: 2}\n";
+    const Outcome healthy = run_scenario("pcie-healthy", yaml);
+    const Outcome slow =
+        run_scenario("pcie", yaml, {"faults=[{kind: nic_slow, target: {nic: 3}, pcie_lanes: 4}]"});
+    CHECK(slow.results["faults"][0]["target"].get<std::string>().find("PCIe at 25 %") !=
+          std::string::npos);
+    CHECK(slow.results["decode"]["dispatch_us"].get<double>() >
+          1.5 * healthy.results["decode"]["dispatch_us"].get<double>());
+}
+
+TEST_CASE("a lost plane or NIC fails the instance: exit 3 and one line naming the fault",
+          "[faults][system]") {
+    const auto dir = temp_dir("faults-fail");
+    const std::string base =
+        "model: {name: deepseek-v3}\n"
+        "topology: {kind: mpft, endpoints: 32}\n"
+        "workload: {kind: moe, phase: decode, ep_size: 32, tokens_per_gpu: 8, "
+        "simulated_layers: 2}\n";
+    for (const auto& [fault, says] :
+         {std::pair{"{kind: plane_down, target: {plane: 1}, at_us: 200}",
+                    "faults[0] (plane_down at 200 us) failed the instance: plane 1"},
+          std::pair{"{kind: nic_down, target: {nic: 3}, at_us: 100}",
+                    "faults[0] (nic_down at 100 us) failed the instance: nic-3"}}) {
+        write_text(dir / "s.yaml", base + "faults: [" + fault + "]\n");
+        const auto r = run_cli("run " + (dir / "s.yaml").string() + " --quiet");
+        INFO(r.err);
+        CHECK(r.exit_code == 3);
+        CHECK(r.err.find(says) != std::string::npos);
+        CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    }
+    // A plane on a fabric without planes is an input error.
+    write_text(dir / "s.yaml", std::string(kFabric) + kPermutation +
+                                   "faults: [{kind: plane_down, target: {plane: 0}}]\n");
+    const auto r = run_cli("run " + (dir / "s.yaml").string());
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("faults[0].target.plane: a ft2 fabric has no planes") != std::string::npos);
+}
+
+TEST_CASE("run --baseline reports the healthy run beside the faulted one, and their difference",
+          "[faults][system]") {
+    const auto dir = temp_dir("faults-baseline");
+    write_text(dir / "s.yaml",
+               "model: {name: deepseek-v3}\n"
+               "topology: {kind: mpft, endpoints: 40}\n"
+               "workload: {kind: moe, phase: decode, ep_size: 32, tokens_per_gpu: 8, "
+               "simulated_layers: 2}\n"
+               "faults: [{kind: gpu_slow, target: {gpu: 5}, factor: 3}]\n");
+    const auto r = run_cli("run " + (dir / "s.yaml").string() + " --baseline --json --out " +
+                           (dir / "o").string() + " --report");
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    const Json j = Json::parse(r.out);
+    const double faulted = j["decode"]["tpot_ms"], healthy = j["baseline"]["decode"]["tpot_ms"];
+    CHECK(faulted > healthy);
+    CHECK(j["delta"]["decode"]["tpot_ms"].get<double>() == Approx(faulted - healthy));
+    CHECK(j["delta"]["decode"]["tokens_per_s_per_gpu"].get<double>() < 0);
+    CHECK(j["delta"]["messages"].contains("latency_p99_us"));
+    const std::string html = read_text(dir / "o" / "report.html");
+    CHECK(html.find("Healthy and degraded") != std::string::npos);
+    CHECK(html.find("gpu_slow") != std::string::npos);
+    // Nothing to compare against without faults.
+    write_text(dir / "h.yaml", std::string(kFabric) + kPermutation);
+    const auto none = run_cli("run " + (dir / "h.yaml").string() + " --baseline");
+    CHECK(none.exit_code == 2);
+    CHECK(none.err.find("--baseline: the scenario has no faults") != std::string::npos);
+}

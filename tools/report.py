@@ -263,6 +263,48 @@ def summary_table(path, results):
     return '<table class="summary">' + "".join(rows) + "</table>"
 
 
+def faults_section(path, results):
+    """What each fault hit and cost, and with --baseline the healthy run beside the faulted one."""
+    faults = field(path, results, "faults", list)
+    if not faults:
+        return ""
+    out = ["<h2>Faults</h2><table class=\"rows\"><tr><th>kind</th><th>target</th><th>at us</th>"
+           "<th>until us</th><th>packets lost</th><th>recovered at us</th></tr>"]
+    for i, f in enumerate(faults):
+        if not isinstance(f, dict):
+            raise BadInput(path, f"faults[{i}]: expected a JSON object")
+
+        def number_or(key, none):  # null: the fault lasts, or never recovered
+            return none if f.get(key) is None else field(path, f, key, float)
+        cells = [field(path, f, "kind", str, ""), field(path, f, "target", str, ""),
+                 number_or("at_us", ""), number_or("until_us", "-"),
+                 number_or("packets_lost", ""), number_or("recovered_at_us", "never")]
+        out.append("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in cells) + "</tr>")
+    out.append("</table>")
+    base = field(path, results, "baseline", dict)
+    delta = field(path, results, "delta", dict, {})
+    if base is not None:
+        out.append("<h3>Healthy and degraded</h3><table class=\"rows\"><tr><th>quantity</th>"
+                   "<th>healthy (baseline)</th><th>with the faults</th><th>difference</th></tr>")
+        for phase in ("decode", "prefill", "training"):
+            b = field(path, base, phase, dict)
+            if b is None:
+                continue
+            now = field(path, results, phase, dict, {})
+            dd = field(path, delta, phase, dict, {})
+            for k in ("tpot_ms", "step_ms", "tokens_per_s_per_gpu", "tokens_per_s_per_user",
+                      "dispatch_us", "combine_us"):
+                hv = field(path, b, k, float)
+                if hv is None:
+                    continue
+                fv, dv = field(path, now, k, float), field(path, dd, k, float)
+                cells = [f"{phase} {k}", f"{hv:.3f}", "-" if fv is None else f"{fv:.3f}",
+                         "-" if dv is None else f"{dv:+.3f}"]
+                out.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in cells) + "</tr>")
+        out.append("</table>")
+    return "".join(out)
+
+
 def pareto_plot(path, rows, objective):
     done = []
     for r in rows:
@@ -347,7 +389,7 @@ def main():
         body.append('<div class="wide">' + table + "</table></div>")
         title = f"clustersim sweep: {os.path.basename(field(results_path, results, 'sweep', str, ''))}"
     else:
-        body = [summary_table(results_path, results),
+        body = [summary_table(results_path, results), faults_section(results_path, results),
                 latency_cdf(os.path.join(d, "messages.csv")),
                 link_utilisation(os.path.join(d, "links.csv")),
                 nic_load(os.path.join(d, "nics.csv"))]

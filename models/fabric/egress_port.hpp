@@ -44,8 +44,10 @@ struct alignas(64) EgressPort {
     std::uint64_t drops = 0;        // tail drops
     std::uint64_t fault_drops = 0;  // lost to a fault: queued when it went down, or sent to it
 
-    bool paused = false;  // PFC: stopped by the far end's pause frame
-    bool down = false;    // a fault stopped it (faults: link_down, switch_down, ...)
+    bool paused = false;               // PFC: stopped by the far end's pause frame
+    bool down = false;                 // a fault stopped it (faults: link_down, switch_down, ...)
+    std::uint32_t loss_threshold = 0;  // link_lossy: a packet is lost when its draw is below
+    std::uint64_t loss_draws = 0;      // draws so far (the seeded stream's position)
     Time paused_since;
     Time paused_total;            // time spent paused
     std::uint64_t pauses = 0;     // pause frames received

@@ -88,12 +88,42 @@ void Fabric::discard(const Packet& p, std::uint32_t wire) {
     if (up.waiting_for_credit) arm(p.credit_channel, at);
 }
 
+std::uint64_t Fabric::tail_drop_limit(std::uint32_t ch) const {
+    const EgressPort& port = ports_[ch];
+    const bool tail_drop = params_.flow_control == FlowControl::Lossy && !is_endpoint_channel(ch);
+    return tail_drop ? port.buffer_bytes : ~std::uint64_t{0};
+}
+
+bool Fabric::refuse(std::uint32_t out, const Packet& p, std::uint32_t wire) {
+    EgressPort& port = ports_[out];
+    if (!port.down && port.loss_threshold != 0) {
+        const std::uint64_t draw = mix64(params_.seed ^ (std::uint64_t{out} << 40) ^
+                                         (0x9e3779b97f4a7c15ull * ++port.loss_draws));
+        const bool lost = (draw >> 32) < port.loss_threshold;
+        if (!lost && port.queued_bytes + wire <= tail_drop_limit(out)) return false;
+        if (lost) {
+            ++port.fault_drops;
+            ++counters_.packets_dropped;
+            counters_.payload_dropped += p.payload_bytes;
+            discard(p, wire);
+            return true;
+        }
+    }
+    ++counters_.packets_dropped;
+    counters_.payload_dropped += p.payload_bytes;
+    if (!port.down) {
+        ++port.drops;  // tail drop (lossy mode)
+        return true;
+    }
+    ++port.fault_drops;
+    discard(p, wire);
+    return true;
+}
+
 std::uint64_t Fabric::set_down(std::uint32_t ch, bool down, std::uint64_t& payload) {
     EgressPort& port = ports_[ch];
     port.down = down;
-    const bool tail_drop = params_.flow_control == FlowControl::Lossy && !is_endpoint_channel(ch);
-    const std::uint64_t healthy = tail_drop ? port.buffer_bytes : ~std::uint64_t{0};
-    port.drop_above_bytes = down ? 0 : healthy;
+    port.drop_above_bytes = down || port.loss_threshold ? 0 : tail_drop_limit(ch);
     std::uint64_t lost = 0;
     payload = 0;
     if (!down) return 0;
@@ -112,6 +142,12 @@ std::uint64_t Fabric::set_down(std::uint32_t ch, bool down, std::uint64_t& paylo
     counters_.packets_dropped += lost;
     counters_.payload_dropped += payload;
     return lost;
+}
+
+void Fabric::set_loss(std::uint32_t ch, double rate) {
+    EgressPort& port = ports_[ch];
+    port.loss_threshold = static_cast<std::uint32_t>(std::min(4294967295.0, rate * 4294967296.0));
+    port.drop_above_bytes = port.down || port.loss_threshold ? 0 : tail_drop_limit(ch);
 }
 
 void Fabric::set_rate(std::uint32_t ch, DataRate rate) {

@@ -114,6 +114,9 @@ class Fabric {
     /// accounting released upstream). Returns the packets lost, their payload in `payload`.
     std::uint64_t set_down(std::uint32_t ch, bool down, std::uint64_t& payload);
     bool down(std::uint32_t ch) const { return ports_[ch].down; }
+    /// Packets queued for the channel from now on are lost with probability `rate` (0: none),
+    /// each draw from a stream seeded by the run's seed and the channel.
+    void set_loss(std::uint32_t ch, double rate);
     /// Packets sent from now on serialise at `rate`.
     void set_rate(std::uint32_t ch, DataRate rate);
     /// Packets launched from now on (and credits returned over it) take `delta` longer.
@@ -137,6 +140,10 @@ class Fabric {
     void pfc_release(std::uint32_t in, std::uint32_t wire);
     // A packet that will not leave this switch: its buffer space is released upstream.
     void discard(const Packet& p, std::uint32_t wire);
+    // Past drop_above_bytes: whether the packet is dropped (the channel down, a lossy cable's
+    // draw, or tail drop in lossy mode), counted where it belongs.
+    bool refuse(std::uint32_t out, const Packet& p, std::uint32_t wire);
+    std::uint64_t tail_drop_limit(std::uint32_t ch) const;
 };
 
 // The per-packet path, inline: it runs a few times per packet hop.
@@ -289,15 +296,7 @@ inline bool Fabric::enqueue(std::uint32_t out, const Packet& p) {
         }
     }
     if (port.queued_bytes + wire > port.drop_above_bytes) [[unlikely]] {
-        ++counters_.packets_dropped;
-        counters_.payload_dropped += p.payload_bytes;
-        if (!port.down) {
-            ++port.drops;  // tail drop (lossy mode)
-            return false;
-        }
-        ++port.fault_drops;
-        discard(p, wire);
-        return false;
+        if (refuse(out, p, wire)) return false;
     }
     // Lane for the next hop: switch-to-switch hops taken so far (0 off the fabric's core).
     const std::uint32_t vl = links_[out].fabric_hop

@@ -18,6 +18,8 @@ enum class FaultActionKind : std::uint8_t {
     ChannelDelay,  // `delay` is added to (negative: taken from) its arrival delay
     GpuSlowdown,   // the GPU computes `factor` times slower (0: it stops: a hang)
     GpuHold,       // the GPU's own channels stop sending (factor 1) or resume (0): a hang
+    ChannelLoss,   // packets queued for the channel are lost with probability `factor` (0: off)
+    Fail,          // the instance fails (a policy said so): the run stops here
     Routes,        // the fabric has reacted: `target` indexes FaultPlan::tables; factor 1: this
                    // is the fault's own reroute (its recovery), 0: another moment of it
 };
@@ -42,6 +44,7 @@ struct FaultPlan {
 struct FaultOutcome {
     std::uint64_t packets_lost = 0;     // queued at, or sent to, a channel it had stopped
     Time recovered_at = Time::never();  // the fabric's last reaction to it (tables swapped)
+    bool failed_instance = false;       // its Fail action stopped the run
 };
 
 }  // namespace clustersim

@@ -271,6 +271,15 @@ void Network::apply_fault(std::uint32_t action) {
             }
             break;
         }
+        case FaultActionKind::ChannelLoss:
+            fabric_.set_loss(ch, a.factor);
+            if (a.factor > 0) channel_fault_[ch] = a.fault;
+            break;
+        case FaultActionKind::Fail:
+            fault_outcomes_[a.fault].failed_instance = true;
+            failed_ = true;
+            sim_.request_stop();
+            break;
         case FaultActionKind::Routes:
             forwarding_.set_routes(faults_->tables[a.target]);
             if (a.factor != 0) fault_outcomes_[a.fault].recovered_at = sim_.now();

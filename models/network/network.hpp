@@ -74,6 +74,7 @@ class Network {
     }
     /// Per fault of the plan: packets it lost and when the fabric had reacted.
     std::vector<FaultOutcome> fault_outcomes() const;
+    bool failed() const { return failed_; }
     std::span<const QueueSample> queue_samples() const { return samples_; }
     bool samples_truncated() const { return samples_truncated_; }
     std::span<const UtilisationSample> utilisation_samples() const { return utilisation_; }
@@ -123,6 +124,7 @@ class Network {
     const FaultPlan* faults_ = nullptr;
     std::vector<std::uint32_t> channel_fault_;  // per channel: the fault that last stopped it
     std::vector<FaultOutcome> fault_outcomes_;
+    bool failed_ = false;  // a Fail action stopped the run
 };
 
 }  // namespace clustersim

@@ -62,7 +62,9 @@ SimulationResult simulate(const PortGraph& graph, const ForwardingTables& routes
                                  net.utilisation_samples().end());
     r.messages.assign(net.messages().begin(), net.messages().end());
     r.computes.assign(net.computes().begin(), net.computes().end());
-    if (net.all_finished())
+    if (net.failed())
+        r.status = SimulationResult::Status::Failed;
+    else if (net.all_finished())
         r.status = SimulationResult::Status::Completed;
     else if (stop == StopReason::TimeLimit)
         r.status = SimulationResult::Status::TimeLimit;

@@ -29,7 +29,7 @@ struct ChannelUsage {
 };
 
 struct SimulationResult {
-    enum class Status { Completed, Stalled, TimeLimit, EventLimit };
+    enum class Status { Completed, Stalled, TimeLimit, EventLimit, Failed };
     Status status = Status::Completed;
     Time end_time;
     std::uint64_t events = 0;

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "tools/clustersim/commands.hpp"
+#include "tools/scenario/baseline.hpp"
 #include "tools/scenario/estimate.hpp"
 #include "tools/scenario/replicates.hpp"
 #include "tools/scenario/results_json.hpp"
@@ -19,7 +20,7 @@ struct RunOptions {
     ScenarioOptions scenario;
     std::optional<std::string> seed_text;  // parsed exactly here (CLI11 would saturate)
     std::string out_dir;
-    bool quiet = false, report = false;
+    bool quiet = false, report = false, baseline = false;
     std::uint64_t trace_limit = kDefaultTraceLimit;
 };
 
@@ -47,8 +48,19 @@ int run(const RunOptions& o) {
                    "clustersim: this run has up to about {:.3g} events to simulate (hours at a "
                    "few million a second); sim.max_events or sim.max_time_us bound it\n",
                    static_cast<double>(est.events));
+    if (o.baseline && s.faults.empty())
+        throw InputError(s.file,
+                         "--baseline: the scenario has no faults to compare against "
+                         "(expected a faults: list)");
     if (!o.out_dir.empty()) prepare_output_dir(o.out_dir);
-    const RunOutcome outcome = run_replicates(s, prepared, !o.quiet && !o.scenario.json);
+    RunOutcome outcome = run_replicates(s, prepared, !o.quiet && !o.scenario.json);
+    if (o.baseline) {
+        // The same scenario without its faults, run the same way.
+        const Scenario healthy = without_faults(s);
+        PreparedRun hp = prepare_run(healthy);
+        const RunOutcome h = run_replicates(healthy, hp, !o.quiet && !o.scenario.json);
+        add_baseline(outcome.results, h.results);
+    }
     if (!o.out_dir.empty()) write_run_outputs(o.out_dir, s, prepared, outcome, o.trace_limit);
     if (o.scenario.json)
         std::cout << json_text(outcome.results, 2) << "\n";
@@ -80,6 +92,8 @@ Subcommand add_run(CLI::App& app) {
                     "at most this many events in trace.json (messages are cut first)")
         ->check(CLI::Range(std::uint64_t{100}, std::uint64_t{1} << 40));
     sub->add_flag("--report", o->report, "also write report.html under --out");
+    sub->add_flag("--baseline", o->baseline,
+                  "also run it without its faults: results gain baseline and delta");
     return {sub, [o] { return run(*o); }};
 }
 

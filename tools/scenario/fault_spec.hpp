@@ -27,8 +27,9 @@ inline constexpr std::array<std::string_view, 13> kFaultKindNames = {
     "link_down", "link_slow",  "link_lossy", "link_flap", "link_latency", "switch_down", "nic_down",
     "nic_slow",  "plane_down", "gpu_slow",   "gpu_hang",  "gpu_down",     "node_down"};
 // What this build simulates (the rest are refused with a located error).
-inline constexpr std::array<std::string_view, 6> kFaultKindsBuilt = {
-    "link_down", "link_slow", "link_latency", "switch_down", "gpu_slow", "gpu_hang"};
+inline constexpr std::array<std::string_view, 11> kFaultKindsBuilt = {
+    "link_down", "link_slow", "link_lossy", "link_flap", "link_latency", "switch_down",
+    "nic_down",  "nic_slow",  "plane_down", "gpu_slow",  "gpu_hang"};
 
 enum class FaultTargetKind : std::uint8_t { Gpu, Nic, Node, Switch, Plane, Link, Tier };
 inline constexpr std::array<std::string_view, 7> kFaultTargetNames = {
@@ -44,10 +45,13 @@ struct FaultSpec {
     std::string tier;         // tier: `leaf-spine`, ...
     std::uint32_t count = 1;  // tier: cables chosen
     double at_us = 0;
-    double until_us = -1;    // < 0: to the end
-    double rate_factor = 1;  // link_slow
-    double add_ns = 0;       // link_latency
-    double factor = 1;       // gpu_slow: slowdown
+    double until_us = -1;                        // < 0: to the end
+    double rate_factor = 1;                      // link_slow
+    double add_ns = 0;                           // link_latency
+    double factor = 1;                           // gpu_slow: slowdown
+    double loss_rate = 0;                        // link_lossy
+    double period_us = 0, down_us = 0;           // link_flap
+    std::uint32_t pcie_lanes = 0, pcie_gen = 0;  // nic_slow through its PCIe path (0: as is)
     bool ends() const { return until_us >= 0; }
 };
 

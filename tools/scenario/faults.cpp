@@ -9,6 +9,7 @@
 #include <set>
 #include <span>
 
+#include "models/hardware/node_rates.hpp"
 #include "sim/random.hpp"
 #include "tools/scenario/build.hpp"
 #include "tools/scenario/scenario.hpp"
@@ -134,25 +135,65 @@ std::vector<FaultSpec> read_faults(const Scenario& s) {
         // nothing.
         struct Own {
             const char* key;
-            FaultKind kind;
-            double* into;
+            std::vector<FaultKind> kinds;
+            bool required;
+            const char* example;
         };
-        const Own own[] = {{"rate_factor", FaultKind::LinkSlow, &f.rate_factor},
-                           {"add_ns", FaultKind::LinkLatency, &f.add_ns},
-                           {"factor", FaultKind::GpuSlow, &f.factor}};
+        const Own own[] = {
+            {"rate_factor",
+             {FaultKind::LinkSlow, FaultKind::NicSlow},
+             f.kind == FaultKind::LinkSlow,
+             "0.5"},
+            {"add_ns", {FaultKind::LinkLatency}, true, "1000"},
+            {"factor", {FaultKind::GpuSlow}, true, "2"},
+            {"loss_rate", {FaultKind::LinkLossy}, true, "0.001"},
+            {"period_us", {FaultKind::LinkFlap}, true, "1000"},
+            {"down_us", {FaultKind::LinkFlap}, true, "100"},
+            {"pcie_lanes", {FaultKind::NicSlow}, false, "8"},
+            {"pcie_gen", {FaultKind::NicSlow}, false, "4"},
+        };
         for (const Own& o : own) {
             const std::string key = k + "." + o.key;
-            if (v.has(key) && f.kind != o.kind)
+            const bool mine = std::find(o.kinds.begin(), o.kinds.end(), f.kind) != o.kinds.end();
+            if (v.has(key) && !mine) {
+                std::string kinds;
+                for (FaultKind ok : o.kinds)
+                    kinds += (kinds.empty() ? "" : " and ") +
+                             std::string(kFaultKindNames[static_cast<std::size_t>(ok)]);
                 throw s.error_at(key, fmt::format("applies to {} only (expected no {} for {})",
-                                                  kFaultKindNames[static_cast<std::size_t>(o.kind)],
-                                                  o.key, kind));
-            if (!v.has(key) && f.kind == o.kind)
-                throw s.error_at(
-                    k, fmt::format("{} needs {} (expected e.g. {}: {})", kind, o.key, o.key,
-                                   o.kind == FaultKind::LinkSlow  ? "0.5"
-                                   : o.kind == FaultKind::GpuSlow ? "2"
-                                                                  : "1000"));
-            if (v.has(key)) *o.into = v.number_or(key, 0);
+                                                  kinds, o.key, kind));
+            }
+            if (!v.has(key) && mine && o.required)
+                throw s.error_at(k, fmt::format("{} needs {} (expected e.g. {}: {})", kind, o.key,
+                                                o.key, o.example));
+        }
+        f.rate_factor = v.number_or(k + ".rate_factor", 1);
+        f.add_ns = v.number_or(k + ".add_ns", 0);
+        f.factor = v.number_or(k + ".factor", 1);
+        f.loss_rate = v.number_or(k + ".loss_rate", 0);
+        f.period_us = v.number_or(k + ".period_us", 0);
+        f.down_us = v.number_or(k + ".down_us", 0);
+        f.pcie_lanes = static_cast<std::uint32_t>(v.integer_or(k + ".pcie_lanes", 0));
+        f.pcie_gen = static_cast<std::uint32_t>(v.integer_or(k + ".pcie_gen", 0));
+        if (f.kind == FaultKind::NicSlow && !v.has(k + ".rate_factor") && f.pcie_lanes == 0 &&
+            f.pcie_gen == 0)
+            throw s.error_at(k,
+                             "nic_slow needs rate_factor (its network ports) or pcie_lanes / "
+                             "pcie_gen (its PCIe path) (expected e.g. pcie_lanes: 8)");
+        if (f.kind == FaultKind::LinkFlap) {
+            if (!f.ends())
+                throw s.error_at(k,
+                                 "link_flap needs until_us: it flaps from at_us to until_us "
+                                 "(expected e.g. until_us: 5000)");
+            if (f.down_us >= f.period_us)
+                throw s.error_at(k + ".down_us",
+                                 fmt::format("{} us is not shorter than period_us ({} us) "
+                                             "(expected a cable that comes back each cycle)",
+                                             format_number(f.down_us), format_number(f.period_us)));
+            if ((f.until_us - f.at_us) / f.period_us > 10000)
+                throw s.error_at(k + ".period_us",
+                                 "more than 10,000 cycles between at_us and until_us (expected a "
+                                 "longer period or a shorter window)");
         }
         out.push_back(std::move(f));
     }
@@ -205,6 +246,51 @@ CableChannels cable_channels(const PortGraph& g) {
         out.ab[k] = g.first_channel(cables[k].a) + used[slot(cables[k].a)]++;
         out.ba[k] = g.first_channel(cables[k].b) + used[slot(cables[k].b)]++;
     }
+    return out;
+}
+
+// The fabric switches of plane `p`: a connected fabric of its own (mpft, dual-plane, shuffle),
+// or for a fabric whose planes share spines (mrft's rails) the leaves of the NICs of rail p
+// (endpoint e is on rail e mod planes). Empty when p is no plane.
+std::vector<std::uint32_t> plane_switches(const Topology& fabric, std::uint32_t p) {
+    const PortGraph& g = fabric.graph;
+    const std::uint32_t n = g.switch_count();
+    std::vector<std::uint32_t> comp(n, kNone);
+    std::uint32_t comps = 0;
+    for (std::uint32_t s0 = 0; s0 < n; ++s0) {
+        if (comp[s0] != kNone) continue;
+        std::vector<std::uint32_t> stack{s0};
+        comp[s0] = comps;
+        while (!stack.empty()) {
+            const std::uint32_t s = stack.back();
+            stack.pop_back();
+            const NodeRef sw{NodeKind::Switch, s};
+            for (std::uint32_t c = g.first_channel(sw); c < g.first_channel(sw) + g.channels_of(sw);
+                 ++c) {
+                const NodeRef to = g.channels()[c].to;
+                if (to.kind == NodeKind::Switch && comp[to.index] == kNone) {
+                    comp[to.index] = comps;
+                    stack.push_back(to.index);
+                }
+            }
+        }
+        ++comps;
+    }
+    std::vector<std::uint32_t> out;
+    if (comps == fabric.planes) {
+        for (std::uint32_t s = 0; s < n; ++s)
+            if (comp[s] == p) out.push_back(s);
+        return out;
+    }
+    std::vector<std::uint8_t> in(n, 0);
+    for (std::uint32_t e = p; e < g.endpoint_count(); e += fabric.planes) {
+        const NodeRef ep{NodeKind::Endpoint, e};
+        for (std::uint32_t c = g.first_channel(ep); c < g.first_channel(ep) + g.channels_of(ep);
+             ++c)
+            if (g.channels()[c].to.kind == NodeKind::Switch) in[g.channels()[c].to.index] = 1;
+    }
+    for (std::uint32_t s = 0; s < n; ++s)
+        if (in[s]) out.push_back(s);
     return out;
 }
 
@@ -308,6 +394,39 @@ ResolvedFaults build_fault_plan(const Scenario& s, const SimulatedFabric& f) {
                 what = element_name(sw) + ": ";
                 break;
             }
+            case FaultTargetKind::Nic: {
+                if (spec.index >= fg.endpoint_count())
+                    throw s.error_at(
+                        tkey, fmt::format("no NIC {} in this fabric (expected 0 to {})", spec.index,
+                                          fg.endpoint_count() - 1));
+                const NodeRef nic{NodeKind::Endpoint, static_cast<std::uint32_t>(spec.index)};
+                for (std::uint32_t k = 0; k < cables.size(); ++k)
+                    if (cables[k].a == nic || cables[k].b == nic) hit.push_back(k);
+                what = element_name(nic) + ": ";
+                break;
+            }
+            case FaultTargetKind::Plane: {
+                if (fabric.planes <= 1)
+                    throw s.error_at(tkey, fmt::format("a {} fabric has no planes (expected mpft, "
+                                                       "mrft, dual-plane or shuffle)",
+                                                       s.topology.kind));
+                if (spec.index >= fabric.planes)
+                    throw s.error_at(tkey,
+                                     fmt::format("no plane {}: this fabric has {} (expected "
+                                                 "0 to {})",
+                                                 spec.index, fabric.planes, fabric.planes - 1));
+                const auto switches =
+                    plane_switches(fabric, static_cast<std::uint32_t>(spec.index));
+                std::vector<std::uint8_t> in(fg.switch_count(), 0);
+                for (std::uint32_t sw : switches) in[sw] = 1;
+                for (std::uint32_t k = 0; k < cables.size(); ++k)
+                    if ((cables[k].a.kind == NodeKind::Switch && in[cables[k].a.index]) ||
+                        (cables[k].b.kind == NodeKind::Switch && in[cables[k].b.index]))
+                        hit.push_back(k);
+                what = fmt::format("plane {}: {} switches, {} cables", spec.index, switches.size(),
+                                   hit.size());
+                break;
+            }
             case FaultTargetKind::Gpu:
                 if (spec.index >= sg.endpoint_count())
                     throw s.error_at(tkey, fmt::format("no GPU {} in this run (expected 0 to {})",
@@ -319,9 +438,13 @@ ResolvedFaults build_fault_plan(const Scenario& s, const SimulatedFabric& f) {
                                  "this target is not built yet (expected link, tier, switch "
                                  "or gpu)");
         }
-        for (std::uint32_t k : hit)
-            what += fmt::format("{}{}-{}", what.empty() || what.back() == ' ' ? "" : ", ",
-                                element_name(cables[k].a), element_name(cables[k].b));
+        if (spec.target == FaultTargetKind::Switch || spec.target == FaultTargetKind::Nic)
+            what = fmt::format("{}({} cable{})", what.substr(0, what.size() - 2) + " ", hit.size(),
+                               hit.size() == 1 ? "" : "s");
+        else if (spec.target != FaultTargetKind::Plane)
+            for (std::uint32_t k : hit)
+                what += fmt::format("{}{}-{}", what.empty() || what.back() == ' ' ? "" : ", ",
+                                    element_name(cables[k].a), element_name(cables[k].b));
         out.hit.push_back(what);
         auto both = [&](FaultActionKind kind, double at_us, double factor, Time delay) {
             for (std::uint32_t k : hit) {
@@ -333,11 +456,73 @@ ResolvedFaults build_fault_plan(const Scenario& s, const SimulatedFabric& f) {
         switch (spec.kind) {
             case FaultKind::LinkDown:
             case FaultKind::SwitchDown:
+            case FaultKind::NicDown:
+            case FaultKind::PlaneDown:
                 both(FaultActionKind::ChannelDown, spec.at_us, 1, Time::zero());
                 if (spec.ends()) both(FaultActionKind::ChannelUp, spec.until_us, 1, Time::zero());
                 for (std::uint32_t k : hit) down.push_back({i, k, spec.at_us, spec.until_us});
                 plan.drops = true;
+                // DeepEP and NCCL abort on a queue pair's error: losing a plane fails the
+                // instance unless a fault-tolerant library reroutes (workload.on_plane_loss).
+                // A NIC's loss does the same to its GPU's queue pairs (no bond failover yet).
+                if (spec.kind == FaultKind::PlaneDown || spec.kind == FaultKind::NicDown)
+                    add(spec, i, FaultActionKind::Fail, spec.at_us, 0, 1);
                 break;
+            case FaultKind::LinkFlap:
+                for (double t = spec.at_us; t < spec.until_us; t += spec.period_us) {
+                    const double up = std::min(t + spec.down_us, spec.until_us);
+                    both(FaultActionKind::ChannelDown, t, 1, Time::zero());
+                    both(FaultActionKind::ChannelUp, up, 1, Time::zero());
+                    for (std::uint32_t k : hit) down.push_back({i, k, t, up});
+                }
+                plan.drops = true;
+                break;
+            case FaultKind::LinkLossy:
+                both(FaultActionKind::ChannelLoss, spec.at_us, spec.loss_rate, Time::zero());
+                if (spec.ends()) both(FaultActionKind::ChannelLoss, spec.until_us, 0, Time::zero());
+                plan.drops = spec.loss_rate > 0;
+                break;
+            case FaultKind::NicSlow: {
+                if (spec.rate_factor != 1) {
+                    both(FaultActionKind::ChannelRate, spec.at_us, spec.rate_factor, Time::zero());
+                    if (spec.ends())
+                        both(FaultActionKind::ChannelRate, spec.until_us, 1, Time::zero());
+                }
+                if (spec.pcie_lanes || spec.pcie_gen) {
+                    const NodeLayout* layout = f.node_layout();
+                    if (!layout)
+                        throw s.error_at(spec.key,
+                                         "pcie_lanes and pcie_gen slow a node's GPU-NIC "
+                                         "path: cluster.node: none has none (expected "
+                                         "rate_factor)");
+                    NodePreset slow = s.cluster.preset;
+                    if (spec.pcie_lanes) slow.pcie_lanes = spec.pcie_lanes;
+                    if (spec.pcie_gen) slow.pcie_generation = spec.pcie_gen;
+                    const double factor = std::min(
+                        1.0, pcie_gbytes_per_s(slow) / pcie_gbytes_per_s(s.cluster.preset));
+                    // The NIC's PCIe cables (hub to NIC) in the simulated graph.
+                    const NodeRef nic =
+                        sg.cables()[hit.front()].a.kind == NodeKind::Switch &&
+                                sg.cables()[hit.front()].a.index >= layout->fabric_switches
+                            ? sg.cables()[hit.front()].a
+                            : sg.cables()[hit.front()].b;
+                    const auto scab = sg.cables();
+                    for (std::uint32_t k = 0; k < scab.size(); ++k) {
+                        const NodeRef other = scab[k].a == nic ? scab[k].b : scab[k].a;
+                        if ((scab[k].a == nic || scab[k].b == nic) &&
+                            other.kind == NodeKind::Switch &&
+                            layout->role[other.index] == SwitchRole::GpuHub)
+                            for (const std::uint32_t c : {sc.ab[k], sc.ba[k]}) {
+                                add(spec, i, FaultActionKind::ChannelRate, spec.at_us, c, factor);
+                                if (spec.ends())
+                                    add(spec, i, FaultActionKind::ChannelRate, spec.until_us, c, 1);
+                            }
+                    }
+                    what += fmt::format(" (PCIe at {:.0f} % of its rate)", factor * 100);
+                    out.hit.back() = what;
+                }
+                break;
+            }
             case FaultKind::LinkSlow:
                 both(FaultActionKind::ChannelRate, spec.at_us, spec.rate_factor, Time::zero());
                 if (spec.ends()) both(FaultActionKind::ChannelRate, spec.until_us, 1, Time::zero());

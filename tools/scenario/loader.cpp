@@ -125,7 +125,8 @@ class Loader {
     }
     bool overridden_prefix(const std::string& key) const {
         for (const auto& o : overridden_)
-            if (key.size() > o.size() && key.compare(0, o.size(), o) == 0 && key[o.size()] == '.')
+            if (key.size() > o.size() && key.compare(0, o.size(), o) == 0 &&
+                (key[o.size()] == '.' || key[o.size()] == '['))
                 return true;
         return false;
     }

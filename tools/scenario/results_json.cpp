@@ -26,6 +26,8 @@ const char* status_name(SimulationResult::Status s) {
             return "time_limit";
         case SimulationResult::Status::EventLimit:
             return "event_limit";
+        case SimulationResult::Status::Failed:
+            return "failed";
     }
     return "";
 }

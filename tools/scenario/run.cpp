@@ -7,6 +7,7 @@
 #include "tools/scenario/output_files.hpp"
 #include "tools/scenario/results_csv.hpp"
 #include "tools/scenario/results_trace.hpp"
+#include "tools/scenario/schema.hpp"
 
 #include "tools/scenario/moe_results.hpp"
 
@@ -114,6 +115,16 @@ void write_run_outputs(const std::string& dir_name, const Scenario& s, const Pre
 std::string run_stop_report(const Scenario& s, const PreparedRun& p, const SimulationResult& r) {
     const Workload& w = p.workload;
     if (r.status == SimulationResult::Status::Completed) return {};
+    if (r.status == SimulationResult::Status::Failed)
+        for (std::size_t i = 0; i < r.faults.size() && i < s.faults.size(); ++i)
+            if (r.faults[i].failed_instance)
+                return fmt::format(
+                    "{} ({} at {} us) failed the instance: {} lost, and NCCL and DeepEP abort on "
+                    "its queue pairs' errors ({})\n",
+                    s.faults[i].key, kFaultKindNames[static_cast<std::size_t>(s.faults[i].kind)],
+                    format_number(s.faults[i].at_us), p.faults.hit[i],
+                    s.faults[i].kind == FaultKind::PlaneDown ? "workload.on_plane_loss: fail"
+                                                             : "no NIC bond failover is modelled");
     const std::size_t unfinished = w.messages.size() - r.counters.messages_finished;
     std::string out;
     if (r.status == SimulationResult::Status::TimeLimit)

@@ -1,0 +1,59 @@
+#include "tools/scenario/baseline.hpp"
+
+#include <array>
+#include <string_view>
+
+namespace clustersim {
+namespace {
+
+// The sections a baseline carries whole, and the numbers `delta` compares in each.
+constexpr std::array<std::string_view, 3> kPhases = {"decode", "prefill", "training"};
+constexpr std::array<std::string_view, 7> kCompared = {
+    "tpot_ms",    "step_ms", "tokens_per_s_per_gpu", "tokens_per_s_per_user", "dispatch_us",
+    "combine_us", "layer_us"};
+
+Json difference(const Json& faulted, const Json& healthy, std::string_view key) {
+    const std::string k(key);
+    if (!healthy.contains(k) || !healthy[k].is_number()) return nullptr;
+    if (!faulted.contains(k) || !faulted[k].is_number()) return nullptr;  // e.g. it failed
+    return faulted[k].get<double>() - healthy[k].get<double>();
+}
+
+}  // namespace
+
+Scenario without_faults(const Scenario& s) {
+    Scenario h = s;
+    h.faults.clear();
+    return h;
+}
+
+void add_baseline(Json& faulted, const Json& healthy) {
+    Json base = Json::object();
+    Json delta = Json::object();
+    base["status"] = healthy.value("status", "");
+    for (std::string_view phase : kPhases) {
+        const std::string p(phase);
+        if (!healthy.contains(p)) continue;
+        base[p] = healthy[p];
+        const Json none = Json::object();
+        const Json& f = faulted.contains(p) ? faulted[p] : none;
+        Json d = Json::object();
+        for (std::string_view key : kCompared)
+            if (healthy[p].contains(std::string(key)))
+                d[std::string(key)] = difference(f, healthy[p], key);
+        delta[p] = d;
+    }
+    if (healthy.contains("messages")) {
+        const Json& hm = healthy["messages"];
+        base["messages"] = {{"latency_us", hm["latency_us"]}, {"makespan_us", hm["makespan_us"]}};
+        const Json none = Json::object();
+        const Json& fm = faulted.contains("messages") ? faulted["messages"] : none;
+        const Json fl = fm.contains("latency_us") ? fm["latency_us"] : none;
+        delta["messages"] = {{"latency_p99_us", difference(fl, hm["latency_us"], "p99")},
+                             {"makespan_us", difference(fm, hm, "makespan_us")}};
+    }
+    faulted["baseline"] = std::move(base);
+    faulted["delta"] = std::move(delta);
+}
+
+}  // namespace clustersim

@@ -1,0 +1,15 @@
+#pragma once
+// run --baseline: the same scenario without its faults, run the same way, so that what a fault
+// costs is read in one results.json: the healthy run's headline sections under `baseline`, and
+// `delta` = faulted - healthy for the numbers a fault study compares.
+#include "tools/scenario/results_json.hpp"
+#include "tools/scenario/scenario.hpp"
+
+namespace clustersim {
+
+/// The scenario as it would be with no faults: nothing else changes (seed, layers, keys).
+Scenario without_faults(const Scenario& s);
+/// Adds `baseline` (from `healthy`) and `delta` to the faulted run's document.
+void add_baseline(Json& faulted, const Json& healthy);
+
+}  // namespace clustersim
