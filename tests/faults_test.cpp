@@ -331,3 +331,45 @@ TEST_CASE("run --baseline reports the healthy run beside the faulted one, and th
     CHECK(none.exit_code == 2);
     CHECK(none.err.find("--baseline: the scenario has no faults") != std::string::npos);
 }
+
+TEST_CASE(
+    "gpu_down with redundant copies of its experts completes with fewer tokens, without "
+    "copies it fails the instance",
+    "[faults][moe][system]") {
+    const std::string yaml =
+        "model: {name: deepseek-v3}\n"
+        "topology: {kind: mpft, endpoints: 32}\n"
+        "workload: {kind: moe, phase: decode, ep_size: 32, tokens_per_gpu: 32, "
+        "simulated_layers: 2, redundant_experts: 256}\n";
+    const Outcome healthy = run_scenario("down-gpu-healthy", yaml);
+    const Outcome lost =
+        run_scenario("down-gpu", yaml, {"faults=[{kind: gpu_down, target: {gpu: 5}}]"});
+    REQUIRE(lost.result.status == SimulationResult::Status::Completed);
+    const Json &h = healthy.results["decode"], &l = lost.results["decode"];
+    // 31 of 32 ranks hold requests: at least 1/32 fewer tokens per GPU paid for, and a step no
+    // faster (the copies' GPUs serve twice the experts).
+    CHECK(l["tokens_per_s_per_gpu"].get<double>() <
+          h["tokens_per_s_per_gpu"].get<double>() * 31 / 32 * 1.001);
+    CHECK(l["step_ms"].get<double>() >= h["step_ms"].get<double>() * 0.999);
+    // Without copies (the default: none), or with on_rank_loss: fail, the instance fails.
+    const auto dir = temp_dir("faults-gpu-down");
+    for (const auto& [sets, says] :
+         {std::pair{"--set workload.redundant_experts=0",
+                    "faults[0] (gpu_down at 0 us) failed the instance: gpu-5 lost; its experts"},
+          std::pair{"--set workload.on_rank_loss=fail", "(workload.on_rank_loss: fail)"},
+          std::pair{"--set workload.redundant_experts=32 --set workload.on_rank_loss=redundant",
+                    "have no redundant copy (workload.redundant_experts: 32)"}}) {
+        write_text(dir / "s.yaml", yaml + "faults: [{kind: gpu_down, target: {gpu: 5}}]\n");
+        const auto r = run_cli("run " + (dir / "s.yaml").string() + " --quiet " + sets);
+        INFO(sets << "\n" << r.err);
+        CHECK(r.exit_code == 3);
+        CHECK(r.err.find(says) != std::string::npos);
+        CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    }
+    // Served from copies, the loss is the steady state after it: not a moment inside the step.
+    write_text(dir / "s.yaml", yaml + "faults: [{kind: gpu_down, target: {gpu: 5}, at_us: 10}]\n");
+    const auto r = run_cli("run " + (dir / "s.yaml").string());
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("faults[0].at_us: a lost GPU served from redundant copies") !=
+          std::string::npos);
+}

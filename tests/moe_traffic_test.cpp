@@ -241,6 +241,14 @@ TEST_CASE("placement policies lay every expert out once over the same slots", "[
     const ExpertPlacement b = place_experts(256, 32, 144, 8, weights, round_robin_order(256, 144));
     CHECK(a.slots_per_gpu() == b.slots_per_gpu());
     for (std::uint32_t n : a.slots_per_gpu()) CHECK(n == 2);
+    // A copy never shares its primary's GPU (it would balance nothing and survive nothing):
+    // the even layout would put them together at 256 + 256 slots over 32 GPUs.
+    for (const ExpertPlacement& p :
+         {a, b, place_experts(256, 256, 32, 8, weights), place_experts(256, 128, 32, 8, weights)})
+        for (std::uint32_t e = 0; e < 256; ++e) {
+            INFO("expert " << e);
+            CHECK(p.second_gpu[e] != p.gpu_of_expert[e]);
+        }
 }
 
 TEST_CASE("placement by co-activation puts experts selected together on one node",

@@ -71,6 +71,20 @@ ExpertPlacement place_experts(std::uint32_t experts, std::uint32_t redundant, st
             ++next;
         }
     }
+    // A copy on its primary's GPU shares no load and survives nothing: trade it with the
+    // next copy (in weight order) that can move there, as EPLB never replicates an expert
+    // onto the GPU that holds it.
+    for (std::uint32_t i = 0; i < copy; ++i) {
+        const std::uint32_t e = by_weight[i];
+        if (p.second_gpu[e] != p.gpu_of_expert[e]) continue;
+        for (std::uint32_t j = 1; j < copy; ++j) {
+            const std::uint32_t f = by_weight[(i + j) % copy];
+            if (p.second_gpu[f] != p.gpu_of_expert[e] && p.gpu_of_expert[f] != p.second_gpu[e]) {
+                std::swap(p.second_gpu[e], p.second_gpu[f]);
+                break;
+            }
+        }
+    }
     return p;
 }
 

@@ -26,11 +26,13 @@ MoeStepMetrics moe_step_metrics(const MoeRunSpec& spec, const MoeRun& run,
     auto pass_of = [&](const MoeAllToAllRange& a) {
         return a.backward ? main_passes - 1 - a.layer : a.layer;
     };
-    // One all-to-all's time: from its first byte sent to its last byte received.
+    // One all-to-all's time: from its first byte sent to its last byte received (a message
+    // that carries nothing -- a lost rank's -- has neither).
     auto span_us = [&](std::uint32_t first, std::uint32_t last) {
         Time start = Time::never(), end = Time::zero();
         for (std::uint32_t i = first; i < last; ++i) {
             const MessageState& st = messages[i];
+            if (st.bytes_segmented == 0) continue;
             if (st.first_sent != Time::never()) start = std::min(start, st.first_sent);
             if (st.finished != Time::never()) end = std::max(end, st.finished);
         }
@@ -159,7 +161,11 @@ MoeStepMetrics moe_step_metrics(const MoeRunSpec& spec, const MoeRun& run,
                                m.moe_layers();
     // Output tokens per request per step: one, plus the accepted drafts on average.
     const double tokens_per_step = decode ? 1.0 + spec.mtp_acceptance * drafts : 1.0;
-    const double sequences = decode ? spec.requests_per_gpu() : spec.traffic.tokens_per_gpu;
+    // Per GPU paid for: lost ranks hold no requests.
+    const double live = 1.0 - static_cast<double>(spec.lost_ranks.size()) /
+                                  (static_cast<double>(ep_size) * spec.groups);
+    const double sequences =
+        (decode ? spec.requests_per_gpu() : spec.traffic.tokens_per_gpu) * live;
     const double per_gpu =
         step_ms > 0 ? sequences * micro_batches * tokens_per_step / (step_ms / 1000.0) : 0.0;
     MoeStepMetrics d;

@@ -761,4 +761,17 @@ MoeRun build_moe_run(const MoeRunSpec& spec) {
     return run;
 }
 
+void lose_ranks(MoeRun& run) {
+    if (run.spec.lost_ranks.empty()) return;
+    const std::uint32_t ep = run.spec.placement.ep_size;
+    std::vector<std::uint8_t> lost(std::size_t{ep} * run.spec.groups, 0);
+    for (std::uint32_t r : run.spec.lost_ranks)
+        if (r < lost.size()) lost[r] = 1;
+    for (MessageSpec& m : run.workload.messages)
+        if ((m.src < lost.size() && lost[m.src]) || (m.dst < lost.size() && lost[m.dst]))
+            m.bytes = 0;
+    for (ComputeSpec& c : run.workload.computes)
+        if (c.gpu < lost.size() && lost[c.gpu]) c.duration = Time::zero();
+}
+
 }  // namespace clustersim

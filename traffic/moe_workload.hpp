@@ -71,6 +71,10 @@ struct MoeRunSpec {
         return traffic.tokens_per_gpu / (1 + mtp_draft_tokens);
     }
     std::uint64_t seed = 1;
+    // EP ranks lost for good (faults gpu_down, node_down): their experts served by redundant
+    // copies where placement has them; they hold no requests, so the step's tokens count only
+    // the live ranks (the scenario library zeroes their tasks: lose_ranks).
+    std::vector<std::uint32_t> lost_ranks;
 };
 
 /// Where each simulated all-to-all's messages and compute tasks are, for the report.
@@ -108,6 +112,10 @@ struct MoeRun {
                rank;
     }
 };
+
+/// A lost rank neither computes nor communicates: its messages carry nothing and its compute
+/// tasks take no time (the DAG keeps its shape, so every other rank's order is unchanged).
+void lose_ranks(MoeRun& run);
 
 MoeRun build_moe_run(const MoeRunSpec& spec);
 

@@ -1,5 +1,7 @@
 #include "tools/scenario/build.hpp"
 
+#include "tools/scenario/faults.hpp"
+
 #include "models/hardware/node_rates.hpp"
 
 #include <fmt/format.h>
@@ -380,6 +382,10 @@ MoeRunSpec moe_run_spec(const Scenario& s, std::uint32_t endpoints) {
     spec.model = s.model.preset;
     spec.gating = moe_gating_params(s);
     spec.placement = moe_placement(s, spec.gating);
+    // GPUs lost for good (faults): their experts move to the redundant copies.
+    for (std::uint32_t g : ranks_lost_from_start(s))
+        if (g < gpus) spec.lost_ranks.push_back(g);
+    serve_from_copies(spec.placement, spec.lost_ranks);
     spec.traffic = moe_traffic_params(s);
     const NodePreset& n = s.cluster.preset;
     spec.gpu = gpu_throughput(n);

@@ -26,11 +26,6 @@ enum class FaultKind : std::uint8_t {
 inline constexpr std::array<std::string_view, 13> kFaultKindNames = {
     "link_down", "link_slow",  "link_lossy", "link_flap", "link_latency", "switch_down", "nic_down",
     "nic_slow",  "plane_down", "gpu_slow",   "gpu_hang",  "gpu_down",     "node_down"};
-// What this build simulates (the rest are refused with a located error).
-inline constexpr std::array<std::string_view, 11> kFaultKindsBuilt = {
-    "link_down", "link_slow", "link_lossy", "link_flap", "link_latency", "switch_down",
-    "nic_down",  "nic_slow",  "plane_down", "gpu_slow",  "gpu_hang"};
-
 enum class FaultTargetKind : std::uint8_t { Gpu, Nic, Node, Switch, Plane, Link, Tier };
 inline constexpr std::array<std::string_view, 7> kFaultTargetNames = {
     "gpu", "nic", "node", "switch", "plane", "link", "tier"};

@@ -75,7 +75,7 @@ std::vector<FaultSpec> read_faults(const Scenario& s) {
         const std::string kind = v.text_or(k + ".kind", "");
         if (kind.empty())
             throw s.error_at(k + ".kind", fmt::format("missing (expected one of: {})",
-                                                      names_text(kFaultKindsBuilt)));
+                                                      names_text(kFaultKindNames)));
         for (std::size_t j = 0; j < kFaultKindNames.size(); ++j)
             if (kFaultKindNames[j] == kind) f.kind = static_cast<FaultKind>(j);
         // Exactly one target, of a sort the kind takes.
@@ -200,6 +200,35 @@ std::vector<FaultSpec> read_faults(const Scenario& s) {
     return out;
 }
 
+std::vector<std::uint32_t> ranks_lost_from_start(const Scenario& s) {
+    std::vector<std::uint32_t> out;
+    if (s.workload.rank_loss_fails) return out;
+    const std::uint32_t per = std::max<std::uint32_t>(1, s.cluster.gpus_per_node);
+    for (const FaultSpec& f : s.faults) {
+        if (f.at_us > 0) continue;
+        if (f.kind == FaultKind::GpuDown) out.push_back(static_cast<std::uint32_t>(f.index));
+        if (f.kind == FaultKind::NodeDown)
+            for (std::uint32_t g = 0; g < per; ++g)
+                out.push_back(static_cast<std::uint32_t>(f.index) * per + g);
+    }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+}
+
+void serve_from_copies(ExpertPlacement& placement, std::span<const std::uint32_t> lost) {
+    if (placement.second_gpu.empty()) return;
+    auto is_lost = [&](std::uint32_t g) { return std::binary_search(lost.begin(), lost.end(), g); };
+    for (std::size_t e = 0; e < placement.gpu_of_expert.size(); ++e) {
+        std::uint32_t& copy = placement.second_gpu[e];
+        if (copy != kNone && is_lost(copy)) copy = kNone;
+        if (is_lost(placement.gpu_of_expert[e]) && copy != kNone) {
+            placement.gpu_of_expert[e] = copy;
+            copy = kNone;
+        }
+    }
+}
+
 namespace {
 
 // A fabric element by name: switch-N (a fabric switch) or nic-N (a fabric endpoint).
@@ -301,10 +330,11 @@ struct DownInterval {
 
 }  // namespace
 
-ResolvedFaults build_fault_plan(const Scenario& s, const SimulatedFabric& f) {
+ResolvedFaults build_fault_plan(const Scenario& s, const SimulatedFabric& f, const MoeRun* moe) {
     ResolvedFaults out;
     FaultPlan& plan = out.plan;
     plan.faults = static_cast<std::uint32_t>(s.faults.size());
+    out.fails.assign(s.faults.size(), {});
     if (s.faults.empty()) return out;
     const Topology& fabric = f.fabric;
     const PortGraph& fg = fabric.graph;
@@ -425,6 +455,16 @@ ResolvedFaults build_fault_plan(const Scenario& s, const SimulatedFabric& f) {
                         hit.push_back(k);
                 what = fmt::format("plane {}: {} switches, {} cables", spec.index, switches.size(),
                                    hit.size());
+                break;
+            }
+            case FaultTargetKind::Node: {
+                const std::uint32_t per = std::max<std::uint32_t>(1, s.cluster.gpus_per_node);
+                if (!f.node_layout() || spec.index >= sg.endpoint_count() / per)
+                    throw s.error_at(
+                        tkey, fmt::format("no node {} in this run (expected 0 to {})", spec.index,
+                                          f.node_layout() ? sg.endpoint_count() / per - 1 : 0));
+                what = fmt::format("node {} (gpu-{} to gpu-{})", spec.index, spec.index * per,
+                                   spec.index * per + per - 1);
                 break;
             }
             case FaultTargetKind::Gpu:
@@ -549,9 +589,55 @@ ResolvedFaults build_fault_plan(const Scenario& s, const SimulatedFabric& f) {
                     add(spec, i, FaultActionKind::GpuHold, spec.until_us, gpu, 0);
                 }
                 break;
-            default:
-                throw s.error_at(spec.key + ".kind", "not built yet");
+            case FaultKind::GpuDown:
+            case FaultKind::NodeDown: {
+                if (!moe)
+                    throw s.error_at(spec.key + ".kind",
+                                     "a lost GPU is modelled for moe workloads (expected "
+                                     "gpu_hang, or workload.kind: moe)");
+                if (s.workload.ep_groups > 1)
+                    throw s.error_at(spec.key + ".kind",
+                                     "a lost GPU with ep_groups > 1 is not built yet (expected "
+                                     "one EP group)");
+                const std::uint32_t per = std::max<std::uint32_t>(1, s.cluster.gpus_per_node);
+                const std::uint64_t first =
+                    spec.kind == FaultKind::GpuDown ? spec.index : spec.index * per;
+                const std::uint64_t count = spec.kind == FaultKind::GpuDown ? 1 : per;
+                // Experts still served by a lost GPU after the copies took over have none.
+                std::vector<std::uint32_t> orphans;
+                const ExpertPlacement& pl = moe->spec.placement;
+                for (std::uint32_t e = 0; e < pl.gpu_of_expert.size(); ++e)
+                    if (pl.gpu_of_expert[e] >= first && pl.gpu_of_expert[e] < first + count)
+                        orphans.push_back(e);
+                if (!s.workload.rank_loss_fails && spec.at_us > 0)
+                    throw s.error_at(spec.key + ".at_us",
+                                     "a lost GPU served from redundant copies is simulated as "
+                                     "the steady state after the loss (expected at_us: 0, or "
+                                     "workload.on_rank_loss: fail)");
+                if (s.workload.rank_loss_fails) {
+                    out.fails[i] =
+                        "its experts and requests are lost, and NCCL and DeepEP abort "
+                        "(workload.on_rank_loss: fail)";
+                } else if (!orphans.empty()) {
+                    out.fails[i] = fmt::format(
+                        "{} of its experts ({}{}) have no redundant copy "
+                        "(workload.redundant_experts: {})",
+                        orphans.size(), orphans.front(),
+                        orphans.size() > 1 ? fmt::format(" to {}", orphans.back()) : "",
+                        s.workload.redundant_experts);
+                }
+                if (!out.fails[i].empty()) add(spec, i, FaultActionKind::Fail, spec.at_us, 0, 1);
+                break;
+            }
         }
+        if (spec.kind == FaultKind::PlaneDown)
+            out.fails[i] =
+                "NCCL and DeepEP abort on its queue pairs' errors "
+                "(workload.on_plane_loss: fail)";
+        if (spec.kind == FaultKind::NicDown)
+            out.fails[i] =
+                "NCCL and DeepEP abort on its queue pairs' errors (no NIC bond "
+                "failover is modelled)";
     }
     if (down.empty()) return out;
 

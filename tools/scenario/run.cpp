@@ -29,14 +29,17 @@ PreparedRun prepare_run(const Scenario& s) {
     const WorkloadSize size = workload_size(s, plan.endpoints, built, packets);
     p.estimate = estimate_run(s, plan, size, packets);
     check_run_limits(s, p.estimate);
-    if (moe) p.moe = build_moe(s, static_cast<std::uint32_t>(plan.endpoints));
+    if (moe) {
+        p.moe = build_moe(s, static_cast<std::uint32_t>(plan.endpoints));
+        lose_ranks(*p.moe);  // gpu_down, node_down: their tasks carry nothing
+    }
 
     p.fabric = build_simulated_fabric(s, trace_gpus);
     const std::uint32_t endpoints = p.fabric.endpoints();
     p.workload = moe ? std::move(p.moe->workload) : build_workload(s, endpoints, std::move(trace));
     if (const std::string err = p.workload.validate(endpoints); !err.empty())
         throw s.error_at("workload.kind", err);
-    p.faults = build_fault_plan(s, p.fabric);
+    p.faults = build_fault_plan(s, p.fabric, p.moe ? &*p.moe : nullptr);
     return p;
 }
 
@@ -119,12 +122,9 @@ std::string run_stop_report(const Scenario& s, const PreparedRun& p, const Simul
         for (std::size_t i = 0; i < r.faults.size() && i < s.faults.size(); ++i)
             if (r.faults[i].failed_instance)
                 return fmt::format(
-                    "{} ({} at {} us) failed the instance: {} lost, and NCCL and DeepEP abort on "
-                    "its queue pairs' errors ({})\n",
-                    s.faults[i].key, kFaultKindNames[static_cast<std::size_t>(s.faults[i].kind)],
-                    format_number(s.faults[i].at_us), p.faults.hit[i],
-                    s.faults[i].kind == FaultKind::PlaneDown ? "workload.on_plane_loss: fail"
-                                                             : "no NIC bond failover is modelled");
+                    "{} ({} at {} us) failed the instance: {} lost; {}\n", s.faults[i].key,
+                    kFaultKindNames[static_cast<std::size_t>(s.faults[i].kind)],
+                    format_number(s.faults[i].at_us), p.faults.hit[i], p.faults.fails[i]);
     const std::size_t unfinished = w.messages.size() - r.counters.messages_finished;
     std::string out;
     if (r.status == SimulationResult::Status::TimeLimit)

@@ -280,6 +280,8 @@ class Filler {
         w.kv_length = u32_or("workload.kv_length", 4096);
         fill_contexts(s);
         w.redundant_experts = u32_or("workload.redundant_experts", 0);
+        w.rank_loss_fails = text_or("workload.on_rank_loss",
+                                    w.redundant_experts > 0 ? "redundant" : "fail") == "fail";
         w.ep_groups = u32_or("workload.ep_groups", 1);
         w.ep_spread = text_or("workload.ep_placement", "packed") == "spread";
         if (s.model.set && w.redundant_experts > s.model.preset.routed_experts)

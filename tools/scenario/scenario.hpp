@@ -118,6 +118,7 @@ struct Scenario {
         std::uint32_t redundant_experts = 0;
         std::uint32_t ep_groups = 1;
         bool ep_spread = false;
+        bool rank_loss_fails = false;        // workload.on_rank_loss: fail (else redundant copies)
         std::uint32_t simulated_layers = 0;  // 0: auto (settled by the run)
         std::uint32_t mtp_draft_tokens = 0;
         StepSchedule schedule = StepSchedule::FiveStage;
