@@ -373,3 +373,35 @@ TEST_CASE(
     CHECK(r.err.find("faults[0].at_us: a lost GPU served from redundant copies") !=
           std::string::npos);
 }
+
+TEST_CASE("a dual-plane NIC's bond fails over to its surviving port after its detection time",
+          "[faults][moe]") {
+    const std::string yaml =
+        "model: {name: deepseek-v3}\n"
+        "topology: {kind: dual-plane, endpoints: 32}\n"
+        "workload: {kind: moe, phase: decode, ep_size: 32, tokens_per_gpu: 32, "
+        "simulated_layers: 2}\n"
+        "network: {ack_timeout_exponent: 6}\n";
+    const std::string cut =
+        "faults=[{kind: link_down, target: {link: [nic-3, switch-0]}, at_us: 500}]";
+    // With a bond that notices in 50 us, the port's connections move and the step completes;
+    // the losses are what the dead port took in those 50 us.
+    const Outcome quick = run_scenario("bond-quick", yaml, {cut, "network.failover_us=50"});
+    REQUIRE(quick.result.status == SimulationResult::Status::Completed);
+    const Json& f = quick.results["faults"][0];
+    CHECK(f["recovered_at_us"].get<double>() == Approx(550));
+    CHECK(f["packets_lost"].get<std::uint64_t>() > 0);
+    // One that waits longer than the queue pairs' retries (7 x 262 us) loses them: the run
+    // stalls with failed connections before the bond moves.
+    const Outcome slow = run_scenario("bond-slow", yaml, {cut, "network.failover_us=5000"});
+    CHECK(slow.result.status != SimulationResult::Status::Completed);
+    CHECK(slow.result.counters.connections_failed > 0);
+    // Present from the start, the bond has long moved: nothing is lost, the NIC runs on one
+    // 200G port, and the step is slower than healthy.
+    const Outcome healthy = run_scenario("bond-healthy", yaml);
+    const Outcome steady = run_scenario(
+        "bond-steady", yaml, {"faults=[{kind: link_down, target: {link: [nic-3, switch-0]}}]"});
+    CHECK(steady.results["faults"][0]["packets_lost"] == 0);
+    CHECK(steady.results["decode"]["step_ms"].get<double>() >
+          healthy.results["decode"]["step_ms"].get<double>());
+}

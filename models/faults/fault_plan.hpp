@@ -20,6 +20,8 @@ enum class FaultActionKind : std::uint8_t {
     GpuHold,       // the GPU's own channels stop sending (factor 1) or resume (0): a hang
     ChannelLoss,   // packets queued for the channel are lost with probability `factor` (0: off)
     Fail,          // the instance fails (a policy said so): the run stops here
+    BondPort,      // a NIC bond gives up (factor 1) or takes back (0) its port `target` (the
+                   // NIC's channel into the fabric): the fault's recovery when given up
     Routes,        // the fabric has reacted: `target` indexes FaultPlan::tables; factor 1: this
                    // is the fault's own reroute (its recovery), 0: another moment of it
 };

@@ -228,22 +228,69 @@ std::uint32_t Forwarding::node_route(std::uint32_t sw, Packet& p, Time now) {
             if (l.node_of_gpu(b) == l.node_of[sw] &&
                 ((p.flags & Packet::kViaNic) == 0 || l.nic[b] == sw))
                 return n.first_hub + (b % l.gpus_per_node - n.first_gpu);
-            if (n.network_count == 1) return n.first_network;
+            if (n.network_count == 1) return n.ports[0];
             // Several network ports (dual-plane, shuffle). Bond: one connection, one port,
             // chosen by a hash of its header fields. Spray: packets over the ports in turn.
+            std::uint32_t out = 0;
             if (!l.nic_spray) {
                 const auto h =
                     static_cast<std::uint32_t>(mix64(p.entropy ^ fabric_switches_[sw].route.salt));
-                return n.first_network +
-                       static_cast<std::uint32_t>((std::uint64_t{h} * n.network_count) >> 32);
+                out = n.ports[(std::uint64_t{h} * n.network_count) >> 32];
+            } else {
+                std::uint32_t& next = nic_spray_[sw];
+                if (next >= n.network_count) next = 0;  // a port was given up
+                out = n.ports[next];
+                next = next + 1 == n.network_count ? 0 : next + 1;
             }
-            std::uint32_t& next = nic_spray_[sw];
-            const std::uint32_t out = n.first_network + next;
-            next = next + 1 == n.network_count ? 0 : next + 1;
+            if (nic_faults_) [[unlikely]]
+                out = live_port_toward(n, b, out);
             return out;
         }
     }
     return kNone;
+}
+
+void Forwarding::set_nic_port_down(std::uint32_t channel, bool down) {
+    const auto channels = graph_.channels();
+    const std::uint32_t sw = channels[channel].from.index;
+    if (!layout_ || channels[channel].from.kind != NodeKind::Switch ||
+        layout_->role[sw] != SwitchRole::Nic)
+        return;
+    if (nic_port_dead_.empty()) nic_port_dead_.assign(channels.size(), 0);
+    nic_port_dead_[channel] = down ? 1 : 0;
+    nic_faults_ = true;
+    NicPorts& n = nic_ports_[sw];
+    const NodeRef me{NodeKind::Switch, sw};
+    std::uint32_t live = 0, all = 0;
+    std::array<std::uint32_t, kMaxNicPorts> ports{};
+    for (std::uint32_t c = graph_.first_channel(me);
+         c < graph_.first_channel(me) + graph_.channels_of(me); ++c) {
+        if (channels[c].to.index >= layout_->fabric_switches) continue;
+        ++all;
+        if (!nic_port_dead_[c]) ports[live++] = c;
+    }
+    if (live == 0) {  // nothing left: keep every port (their packets are lost)
+        for (std::uint32_t i = 0; i < all; ++i) ports[i] = n.first_network + i;
+        live = all;
+    }
+    n.ports = ports;
+    n.network_count = live;
+    // The destinations behind it: unreachable through that port's plane.
+    for (Attachment& a : attachments_)
+        if (a.down_channel == channels[channel].reverse) a.dead = down;
+}
+
+std::uint32_t Forwarding::live_port_toward(const NicPorts& n, std::uint32_t dst,
+                                           std::uint32_t out) const {
+    auto reaches = [&](std::uint32_t port) {
+        const std::uint32_t plane = fabric_switches_[graph_.channels()[port].to.index].component;
+        const Attachment* a = attachment_in(dst, plane);
+        return a && !a->dead;
+    };
+    if (reaches(out)) return out;
+    for (std::uint32_t i = 0; i < n.network_count; ++i)
+        if (reaches(n.ports[i])) return n.ports[i];
+    return out;  // unreachable everywhere: lost where it arrives
 }
 
 void Forwarding::find_planes() {
@@ -320,6 +367,9 @@ void Forwarding::index_node_switches() {
                 n.first_gpu = hub_gpu_[to.index] % l.gpus_per_node;
             }
         }
+        if (n.network_count > kMaxNicPorts)
+            throw std::invalid_argument("a NIC has more network ports than the node model keeps");
+        for (std::uint32_t i = 0; i < n.network_count; ++i) n.ports[i] = n.first_network + i;
         if (n.network_count > 0)
             nic_spray_[s] =
                 static_cast<std::uint32_t>(fabric_switches_[s].route.salt % n.network_count);

@@ -2,6 +2,7 @@
 // Forwarding: the output a packet takes at each switch. Fabric switches look up the candidates
 // toward the destination's edge switch in their plane and let their routing policy choose;
 // node-internal switches (GPU hub, NVSwitch, NIC) follow the node model's fixed rules.
+#include <array>
 #include <cstdint>
 #include <span>
 #include <stdexcept>
@@ -43,6 +44,10 @@ class Forwarding {
                                       std::uint64_t channels, std::uint64_t endpoints,
                                       bool flowlet_tables);
     static constexpr std::size_t kFlowletEntries = 4096;  // per switch, as switch ASICs size theirs
+    /// A NIC bond has detected a dead port (`channel`: the NIC's channel into the fabric):
+    /// its connections move to its other ports, and senders stop choosing a plane in which
+    /// this NIC is unreachable. `down` false: the port is back.
+    void set_nic_port_down(std::uint32_t channel, bool down);
     /// The fabric has reacted to a fault: route by `tables` from now on (same edge numbering).
     void set_routes(const ForwardingTables& tables) { routes_ = &tables; }
     /// Records path spread for messages below min(messages, kSpreadSample).
@@ -62,6 +67,7 @@ class Forwarding {
         std::uint32_t component = kNone;      // the plane (connected fabric) it belongs to
         std::uint32_t edge = kNone;           // its index in the forwarding tables
         std::uint32_t lid = 0;  // its address in the plane: ports numbered leaf by leaf
+        bool dead = false;      // a bond has given this port up (faults)
     };
     struct SpreadRecord {
         std::uint64_t taken = 0;  // bit i: candidate i (mod 64) was taken
@@ -74,7 +80,11 @@ class Forwarding {
     struct NicPorts {
         std::uint32_t first_network = kNone, network_count = 0;
         std::uint32_t first_hub = kNone, first_gpu = 0;  // channels to the GPUs it serves
+        // The network ports in use: all of them, or those a bond still has after a fault
+        // (network_count of them; a NIC has at most kMaxNicPorts).
+        std::array<std::uint32_t, 8> ports{};
     };
+    static constexpr std::uint32_t kMaxNicPorts = 8;
 
     std::uint32_t fabric_route(std::uint32_t sw, Packet& p, Time now);
     std::uint32_t node_route(std::uint32_t sw, Packet& p, Time now);
@@ -113,10 +123,13 @@ class Forwarding {
     std::vector<std::uint8_t> goes_up_;    // per channel: to a switch of a higher level
     std::vector<Attachment> attachments_;  // per destination endpoint, in attach_first_ ranges
     std::vector<std::uint32_t> attach_first_;
-    bool single_attachment_ = false;        // attachments_[e] is endpoint e's one attachment
-    std::vector<std::uint32_t> hub_gpu_;    // per switch: the GPU of a hub
-    std::vector<NicPorts> nic_ports_;       // per switch (NIC switches only)
-    std::vector<std::uint32_t> nic_spray_;  // per NIC switch: next network port
+    bool single_attachment_ = false;           // attachments_[e] is endpoint e's one attachment
+    std::vector<std::uint32_t> hub_gpu_;       // per switch: the GPU of a hub
+    std::vector<NicPorts> nic_ports_;          // per switch (NIC switches only)
+    std::vector<std::uint32_t> nic_spray_;     // per NIC switch: next network port
+    std::vector<std::uint8_t> nic_port_dead_;  // per channel, once a fault touched a bond
+    bool nic_faults_ = false;                  // some bond has given a port up
+    std::uint32_t live_port_toward(const NicPorts& n, std::uint32_t dst, std::uint32_t out) const;
 };
 
 inline std::uint32_t Forwarding::fabric_route(std::uint32_t sw, Packet& p, Time now) {

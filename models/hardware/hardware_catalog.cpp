@@ -82,6 +82,7 @@ const HardwareCatalog& HardwareCatalog::builtin() {
             p.ack_every = kv.second["ack_every"].as<std::uint32_t>();
             p.ack_timeout_exponent = kv.second["ack_timeout_exponent"].as<std::uint32_t>();
             p.retry_count = kv.second["retry_count"].as<std::uint32_t>();
+            p.bond_failover_us = kv.second["bond_failover_us"].as<double>();
             p.adaptive_retransmission_ns =
                 kv.second["adaptive_retransmission_ns"].as<std::uint64_t>();
             c.nics_[p.name] = p;

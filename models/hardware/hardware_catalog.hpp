@@ -40,6 +40,7 @@ struct NicPreset {
     std::string name, description;
     double port_rate_gbps = 0;
     bool multi_plane_spray = false;  // multi_plane: spray (else bond)
+    double bond_failover_us = 0;     // a bond gives a dead port up this long after it fails
     bool go_back_n = false;          // retransmission: go-back-n (else selective-repeat)
     std::uint32_t ack_every = 1;
     std::uint32_t ack_timeout_exponent = 20;       // RC local ACK timeout 4.096 us x 2^this

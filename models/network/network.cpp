@@ -275,6 +275,10 @@ void Network::apply_fault(std::uint32_t action) {
             fabric_.set_loss(ch, a.factor);
             if (a.factor > 0) channel_fault_[ch] = a.fault;
             break;
+        case FaultActionKind::BondPort:
+            forwarding_.set_nic_port_down(ch, a.factor != 0);
+            if (a.factor != 0) fault_outcomes_[a.fault].recovered_at = sim_.now();
+            break;
         case FaultActionKind::Fail:
             fault_outcomes_[a.fault].failed_instance = true;
             failed_ = true;

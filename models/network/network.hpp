@@ -66,11 +66,12 @@ class Network {
 
     /// Schedules every task that has a start time (and the first queue sample).
     void start() {
-        dag_.start();
-        if (params_.sample_period > Time::zero()) sim_.schedule(params_.sample_period, 0, kSample);
+        // Faults first: one present from the start acts before the first packet moves.
         if (faults_)
             for (std::uint32_t i = 0; i < faults_->actions.size(); ++i)
                 sim_.schedule(faults_->actions[i].at, i, kFault);
+        dag_.start();
+        if (params_.sample_period > Time::zero()) sim_.schedule(params_.sample_period, 0, kSample);
     }
     /// Per fault of the plan: packets it lost and when the fabric had reacted.
     std::vector<FaultOutcome> fault_outcomes() const;

@@ -7,6 +7,7 @@
 #include "tools/clustersim/commands.hpp"
 #include "tools/scenario/build.hpp"
 #include "tools/scenario/estimate.hpp"
+#include "tools/scenario/faults.hpp"
 #include "tools/scenario/results_json.hpp"
 
 namespace clustersim::cli {
@@ -20,6 +21,7 @@ int run(const ScenarioOptions& o) {
     const std::optional<RunEstimate> est = estimate_fabric(s, t);
     if (est) j["memory_estimate_bytes"] = est->memory_bytes();
     if (o.json) {
+        if (t.inventory.constructible) j["elements"] = elements_json(t);
         std::cout << json_text(j, 2) << "\n";
         return kExitOk;
     }

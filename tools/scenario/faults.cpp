@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <limits>
+#include <map>
 #include <optional>
 #include <set>
 #include <span>
@@ -387,12 +388,19 @@ ResolvedFaults build_fault_plan(const Scenario& s, const SimulatedFabric& f, con
             case FaultTargetKind::Tier: {
                 std::vector<std::uint32_t> pool;
                 std::set<std::string> pairs;
+                // `fabric`: any cable between two fabric switches, whatever their tiers (one
+                // target for every kind of fabric in a sweep).
+                const bool any = spec.tier == "fabric";
                 for (std::uint32_t k = 0; k < cables.size(); ++k) {
                     const std::string ta = tier_of(fabric, cables[k].a),
                                       tb = tier_of(fabric, cables[k].b);
                     pairs.insert(ta + "-" + tb);
-                    if (ta + "-" + tb == spec.tier || tb + "-" + ta == spec.tier) pool.push_back(k);
+                    const bool inside = cables[k].a.kind == NodeKind::Switch &&
+                                        cables[k].b.kind == NodeKind::Switch;
+                    if (any ? inside : ta + "-" + tb == spec.tier || tb + "-" + ta == spec.tier)
+                        pool.push_back(k);
                 }
+                pairs.insert("fabric");
                 if (pool.empty()) {
                     std::string known;
                     for (const auto& p : pairs) known += (known.empty() ? "" : ", ") + p;
@@ -639,6 +647,30 @@ ResolvedFaults build_fault_plan(const Scenario& s, const SimulatedFabric& f, con
                 "NCCL and DeepEP abort on its queue pairs' errors (no NIC bond "
                 "failover is modelled)";
     }
+    // A NIC bond (several network ports: dual-plane, shuffle) moves its connections off a dead
+    // port once its link monitor sees it; its peers stop choosing the plane it left.
+    if (const NodeLayout* layout = f.node_layout()) {
+        std::vector<std::uint32_t> ports(fg.endpoint_count(), 0);
+        for (const auto& c : cables)
+            for (const NodeRef n : {c.a, c.b})
+                if (n.kind == NodeKind::Endpoint) ++ports[n.index];
+        for (const DownInterval& d : down) {
+            const auto& c = cables[d.cable];
+            const bool a_nic = c.a.kind == NodeKind::Endpoint,
+                       b_nic = c.b.kind == NodeKind::Endpoint;
+            if (!a_nic && !b_nic) continue;
+            if (ports[a_nic ? c.a.index : c.b.index] < 2) continue;
+            const std::uint32_t into_fabric = a_nic ? sc.ab[d.cable] : sc.ba[d.cable];
+            const double at = d.at_us == 0 ? 0 : d.at_us + s.network.bond_failover_us;
+            plan.actions.push_back(FaultAction{Time::from_us(at), FaultActionKind::BondPort,
+                                               d.fault, into_fabric, 1, Time::zero()});
+            if (d.until_us >= 0)
+                plan.actions.push_back(
+                    FaultAction{Time::from_us(d.until_us + s.network.bond_failover_us),
+                                FaultActionKind::BondPort, d.fault, into_fabric, 0, Time::zero()});
+        }
+        (void)layout;
+    }
     if (down.empty()) return out;
 
     // The fabric's reaction (docs/faults.md): every switch with a choice stops taking a dead
@@ -650,13 +682,17 @@ ResolvedFaults build_fault_plan(const Scenario& s, const SimulatedFabric& f, con
     const double failover =
         s.network.routing == "ecmp" ? s.network.failover_us : s.network.port_down_us;
     constexpr double kNever = std::numeric_limits<double>::infinity();
+    // A fault present from the start (at_us 0) has long been reacted to: the window shows the
+    // degraded steady state. One that starts inside it shows the transient.
     auto end_of = [&](const DownInterval& d) { return d.until_us < 0 ? kNever : d.until_us; };
+    auto known_from = [&](const DownInterval& d) { return d.at_us == 0 ? 0 : d.at_us + reroute; };
+    auto seen_from = [&](const DownInterval& d) { return d.at_us == 0 ? 0 : d.at_us + failover; };
     std::set<double> times;
     for (const DownInterval& d : down) {
-        times.insert(d.at_us + reroute);
+        times.insert(known_from(d));
         if (d.until_us >= 0) times.insert(d.until_us + reroute);
         if (local) {
-            times.insert(d.at_us + failover);
+            times.insert(seen_from(d));
             if (d.until_us >= 0) times.insert(d.until_us + failover);
         }
     }
@@ -666,11 +702,11 @@ ResolvedFaults build_fault_plan(const Scenario& s, const SimulatedFabric& f, con
         std::fill(seen.begin(), seen.end(), 0);
         bool any_known = false, any_seen = false;
         for (const DownInterval& d : down) {
-            if (d.at_us + reroute <= t && t < end_of(d) + reroute) {
+            if (known_from(d) <= t && t < end_of(d) + reroute) {
                 known[fc.ab[d.cable]] = known[fc.ba[d.cable]] = 1;
                 any_known = true;
             }
-            if (local && d.at_us + failover <= t && t < end_of(d) + failover) {
+            if (local && seen_from(d) <= t && t < end_of(d) + failover) {
                 seen[fc.ab[d.cable]] = seen[fc.ba[d.cable]] = 1;
                 any_seen = true;
             }
@@ -683,7 +719,7 @@ ResolvedFaults build_fault_plan(const Scenario& s, const SimulatedFabric& f, con
         // fault the moment belongs to.
         bool placed = false;
         for (const DownInterval& d : down)
-            if (d.at_us + reroute == t &&
+            if (known_from(d) == t &&
                 std::none_of(plan.actions.begin(), plan.actions.end(), [&](const FaultAction& a) {
                     return a.kind == FaultActionKind::Routes && a.target == index &&
                            a.fault == d.fault;
@@ -706,6 +742,32 @@ void check_faults_in_window(const Scenario& s, const SimulationResult& r) {
                              fmt::format("{} us is after the simulated window, which ends at "
                                          "{:.3f} us (expected at most that)",
                                          format_number(f.at_us), r.end_time.us()));
+}
+
+Json elements_json(const Topology& fabric) {
+    const PortGraph& g = fabric.graph;
+    Json out = Json::object();
+    Json switches = Json::array();
+    for (std::uint32_t i = 0; i < g.switch_count(); ++i)
+        switches.push_back({{"name", element_name({NodeKind::Switch, i})},
+                            {"tier", tier_of(fabric, {NodeKind::Switch, i})}});
+    out["switches"] = std::move(switches);
+    out["nics"] = g.endpoint_count();  // nic-0 .. nic-(n-1)
+    // Cables: the two ends, and which of the parallel cables between them (target.index).
+    Json cables = Json::array();
+    std::map<std::pair<std::uint64_t, std::uint64_t>, std::uint32_t> seen;
+    auto key = [&](NodeRef n) {
+        return (n.kind == NodeKind::Switch ? 0 : std::uint64_t{1} << 32) | n.index;
+    };
+    for (const auto& c : g.cables()) {
+        const std::uint64_t ka = key(c.a), kb = key(c.b);
+        cables.push_back({{"a", element_name(c.a)},
+                          {"b", element_name(c.b)},
+                          {"index", seen[{std::min(ka, kb), std::max(ka, kb)}]++},
+                          {"tiers", tier_of(fabric, c.a) + "-" + tier_of(fabric, c.b)}});
+    }
+    out["cables"] = std::move(cables);
+    return out;
 }
 
 Json faults_json(const Scenario& s, const ResolvedFaults& faults, const SimulationResult& r) {

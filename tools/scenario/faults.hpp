@@ -17,6 +17,7 @@ namespace clustersim {
 
 struct Scenario;
 struct SimulatedFabric;
+struct Topology;
 
 /// The `faults` entries, checked one by one (kind, one target that suits it, times, the kind's
 /// own keys and no other's). Throws InputError.
@@ -39,6 +40,9 @@ void serve_from_copies(ExpertPlacement& placement, std::span<const std::uint32_t
 ResolvedFaults build_fault_plan(const Scenario& s, const SimulatedFabric& f, const MoeRun* moe);
 /// A fault starting after the simulated window is an input error (located at its at_us).
 void check_faults_in_window(const Scenario& s, const SimulationResult& r);
+/// `topo --json`'s `elements`: every switch, NIC count and cable by the names fault targets
+/// take (`switch-3`, `nic-0`; `index` among parallel cables), so a listing pastes as a target.
+Json elements_json(const Topology& fabric);
 /// The `faults` section of results.json: each fault, what it hit and what it cost.
 Json faults_json(const Scenario& s, const ResolvedFaults& faults, const SimulationResult& r);
 

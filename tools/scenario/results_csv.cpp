@@ -48,8 +48,22 @@ std::string links_csv(const Topology& fabric, const Topology& simulated, const N
         "channel,from,to,tier,rate_gbps,bytes,utilisation,max_queue_bytes,pauses,paused_us,drops,"
         "ecn_marks\n";
     const auto channels = simulated.graph.channels();
-    auto name = [](NodeRef n) {
-        return fmt::format("{}{}", n.kind == NodeKind::Switch ? "switch:" : "endpoint:", n.index);
+    // Named as fault targets name them (switch-3, nic-0), node parts by their GPU or node.
+    auto name = [&](NodeRef n) -> std::string {
+        if (n.kind == NodeKind::Endpoint)
+            return fmt::format("{}-{}", layout ? "gpu" : "nic", n.index);
+        if (!layout || layout->role[n.index] == SwitchRole::Fabric)
+            return fmt::format("switch-{}", n.index);
+        switch (layout->role[n.index]) {
+            case SwitchRole::Nic:
+                return fmt::format("nic-{}", n.index - layout->fabric_switches);
+            case SwitchRole::ScaleUp:
+                return fmt::format("scale-up-{}", layout->node_of[n.index]);
+            default: {
+                const auto it = std::find(layout->hub.begin(), layout->hub.end(), n.index);
+                return fmt::format("gpu-hub-{}", it - layout->hub.begin());
+            }
+        }
     };
     for (std::uint32_t c = 0; c < channels.size(); ++c) {
         const Channel& ch = channels[c];

@@ -181,6 +181,7 @@ class Filler {
                                  n.switch_reroute ? ll->switch_reroute_us : ll->reroute_us);
         n.failover_us = number_or("network.failover_us", ll->failover_us);
         n.port_down_us = ll->port_down_us;
+        n.bond_failover_us = number_or("network.failover_us", nic->bond_failover_us);
         if (n.port_buffer_bytes < static_cast<std::uint64_t>(n.mtu_bytes) + n.header_bytes)
             throw s.error_at(
                 "network.port_buffer_bytes",

@@ -87,6 +87,7 @@ struct Scenario {
         double reroute_us = 0;            // the fabric's reroute after a fault (docs/faults.md)
         double failover_us = 0;           // ECMP drops a dead member
         double port_down_us = 0;          // adaptive, spray, flowlet see a dead port
+        double bond_failover_us = 0;      // a NIC bond gives a dead port up
     } network;
 
     std::vector<FaultSpec> faults;  // faults: in order

@@ -192,7 +192,7 @@ static std::vector<KeySpec> core_keys() {
         integer("faults.target.switch", 0, 1e9, "-", "a fabric switch by index (switch_down; `topo --json` lists them)"),
         names("faults.target.link", 2, 2, "a cable between two named elements (switch-N, nic-N), both directions"),
         integer("faults.target.index", 0, 1e6, "0", "link: which of parallel cables between the two"),
-        text("faults.target.tier", "-", "cables chosen from the seed between two tiers, e.g. leaf-spine (tier names as links.csv prints them)"),
+        text("faults.target.tier", "-", "cables chosen from the seed between two tiers, e.g. leaf-spine (as links.csv and topo --json name them), or fabric: any switch-to-switch cable"),
         integer("faults.target.count", 1, 1e6, "1", "tier: how many cables"),
         number("faults.at_us", 0, 1e12, "0 (from the start)", "when it starts, from the start of the simulated window"),
         number("faults.until_us", 0, 1e12, "the end", "when it ends (the element comes back)"),
