@@ -15,6 +15,7 @@ Fabric::Fabric(Simulator& sim, const PortGraph& graph, const NetworkParams& para
     ports_.resize(channels.size());
     first_endpoint_channel_ = static_cast<std::uint32_t>(channels.size());
     const bool lossless = params_.flow_control != FlowControl::Lossy;
+    may_drop_ = !lossless;
     const bool pfc = params_.flow_control == FlowControl::Pfc;
     if (pfc) {
         pfc_.resize(channels.size());
@@ -122,6 +123,7 @@ bool Fabric::refuse(std::uint32_t out, const Packet& p, std::uint32_t wire) {
 
 std::uint64_t Fabric::set_down(std::uint32_t ch, bool down, std::uint64_t& payload) {
     EgressPort& port = ports_[ch];
+    may_drop_ = true;
     port.down = down;
     port.drop_above_bytes = down || port.loss_threshold ? 0 : tail_drop_limit(ch);
     std::uint64_t lost = 0;
@@ -146,6 +148,7 @@ std::uint64_t Fabric::set_down(std::uint32_t ch, bool down, std::uint64_t& paylo
 
 void Fabric::set_loss(std::uint32_t ch, double rate) {
     EgressPort& port = ports_[ch];
+    may_drop_ = true;
     port.loss_threshold = static_cast<std::uint32_t>(std::min(4294967295.0, rate * 4294967296.0));
     port.drop_above_bytes = port.down || port.loss_threshold ? 0 : tail_drop_limit(ch);
 }

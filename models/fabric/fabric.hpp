@@ -130,6 +130,7 @@ class Fabric {
     Simulator& sim_;
     NetworkParams params_;
     bool ecn_ = false;         // the congestion control needs ECN marks (its traits, read once)
+    bool may_drop_ = false;    // lossy mode, or a fault has stopped or degraded a port
     std::vector<Link> links_;  // indexed by channel
     std::vector<EgressPort> ports_;  // indexed by channel
     std::uint32_t first_endpoint_channel_ = 0;
@@ -295,7 +296,9 @@ inline bool Fabric::enqueue(std::uint32_t out, const Packet& p) {
                           kPfcPause);
         }
     }
-    if (port.queued_bytes + wire > port.drop_above_bytes) [[unlikely]] {
+    // Read only where drops can happen (lossy mode, or once a fault has touched a port): a
+    // lossless healthy fabric never loads the field, which sits far down the port's lines.
+    if (may_drop_ && port.queued_bytes + wire > port.drop_above_bytes) [[unlikely]] {
         if (refuse(out, p, wire)) return false;
     }
     // Lane for the next hop: switch-to-switch hops taken so far (0 off the fabric's core).
