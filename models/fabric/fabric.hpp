@@ -117,6 +117,8 @@ class Fabric {
     /// Packets queued for the channel from now on are lost with probability `rate` (0: none),
     /// each draw from a stream seeded by the run's seed and the channel.
     void set_loss(std::uint32_t ch, double rate);
+    /// The far end of `ch` is memory from now on: the port no longer waits for credits.
+    void set_sink(std::uint32_t ch) { ports_[ch].unlimited_credits = true; }
     /// Packets sent from now on serialise at `rate`.
     void set_rate(std::uint32_t ch, DataRate rate);
     /// Packets launched from now on (and credits returned over it) take `delta` longer.

@@ -20,6 +20,9 @@ enum class FaultActionKind : std::uint8_t {
     GpuHold,       // the GPU's own channels stop sending (factor 1) or resume (0): a hang
     ChannelLoss,   // packets queued for the channel are lost with probability `factor` (0: off)
     Fail,          // the instance fails (a policy said so): the run stops here
+    PlaneReroute,  // the library gives plane `target` up (factor 1) or takes it back (0)
+    ChannelSink,   // the channel's far end takes packets into memory (a NIC writing to a GPU
+                   // that forwards them on): no credit limit, so no credit loop through it
     BondPort,      // a NIC bond gives up (factor 1) or takes back (0) its port `target` (the
                    // NIC's channel into the fabric): the fault's recovery when given up
     Routes,        // the fabric has reacted: `target` indexes FaultPlan::tables; factor 1: this

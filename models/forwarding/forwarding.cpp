@@ -212,22 +212,26 @@ std::uint32_t Forwarding::node_route(std::uint32_t sw, Packet& p, Time now) {
             // A NIC on another plane is reached over NVLink first (PXN), a same-node
             // destination through the NIC included: its plane's switch cannot reach it.
             const std::uint32_t here = hub_gpu_[sw];
-            if (l.pxn && l.plane_of_gpu(b) != l.plane_of_gpu(here)) return scale_up;
+            if (l.pxn && dst_plane_[b] != l.plane_of_gpu(here)) return scale_up;
             return nic;
         }
         case SwitchRole::ScaleUp: {
             const std::uint32_t first =
                 graph_.first_channel({NodeKind::Switch, sw});  // one per local GPU
             if (l.node_of_gpu(b) == l.node_of[sw]) return first + b % l.gpus_per_node;
-            return first + l.gpu_for_plane(l.plane_of_gpu(b));
+            return first + l.gpu_for_plane(dst_plane_[b]);
         }
         case SwitchRole::Nic: {
             const NicPorts& n = nic_ports_[sw];
             // Through the NIC to a GPU of its own node: out to the first switch unless this
             // NIC serves that GPU (then it loops back, as one NIC shared by both GPUs would).
             if (l.node_of_gpu(b) == l.node_of[sw] &&
-                ((p.flags & Packet::kViaNic) == 0 || l.nic[b] == sw))
-                return n.first_hub + (b % l.gpus_per_node - n.first_gpu);
+                ((p.flags & Packet::kViaNic) == 0 || l.nic[b] == sw)) {
+                // Its own GPUs directly; another of the node's (its plane lost, the traffic
+                // rerouted through this NIC) through its first GPU's hub and the scale-up switch.
+                const std::uint32_t k = b % l.gpus_per_node - n.first_gpu;
+                return n.first_hub + (k < n.gpus_served ? k : 0);
+            }
             if (n.network_count == 1) return n.ports[0];
             // Several network ports (dual-plane, shuffle). Bond: one connection, one port,
             // chosen by a hash of its header fields. Spray: packets over the ports in turn.
@@ -248,6 +252,47 @@ std::uint32_t Forwarding::node_route(std::uint32_t sw, Packet& p, Time now) {
         }
     }
     return kNone;
+}
+
+void Forwarding::reroute_plane(std::uint32_t plane, bool lost) {
+    const NodeLayout& l = *layout_;
+    if (lost_planes_.empty()) lost_planes_.assign(l.nics_per_node, 0);
+    lost_planes_[plane] = lost ? 1 : 0;
+    std::vector<std::uint32_t> alive;
+    for (std::uint32_t q = 0; q < l.nics_per_node; ++q)
+        if (!lost_planes_[q]) alive.push_back(q);
+    // Each lost plane's GPUs are reached through a surviving plane, a different one per node,
+    // so that the rerouted traffic spreads over the survivors.
+    for (std::uint32_t gpu = 0; gpu < dst_plane_.size(); ++gpu) {
+        const std::uint32_t own = l.plane_of_gpu(gpu);
+        dst_plane_[gpu] =
+            !lost_planes_[own] || alive.empty() ? own : alive[l.node_of_gpu(gpu) % alive.size()];
+    }
+    // A rerouted GPU is also reached where its traffic now enters the node: the attachments
+    // (and addresses) of the NIC of its node on the plane that carries it.
+    if (base_first_.empty()) {
+        base_attachments_ = attachments_;
+        base_first_ = attach_first_;
+        if (single_attachment_)
+            for (std::uint32_t e = 0; e < base_first_.size(); ++e) base_first_[e] = e;
+    }
+    std::vector<Attachment> out;
+    std::vector<std::uint32_t> first(base_first_.size(), 0);
+    auto copy_of = [&](std::uint32_t e) {
+        out.insert(out.end(), base_attachments_.begin() + base_first_[e],
+                   base_attachments_.begin() + base_first_[e + 1]);
+    };
+    const auto gpus = static_cast<std::uint32_t>(dst_plane_.size());
+    for (std::uint32_t gpu = 0; gpu < gpus; ++gpu) {
+        first[gpu] = static_cast<std::uint32_t>(out.size());
+        copy_of(gpu);
+        if (dst_plane_[gpu] != l.plane_of_gpu(gpu))
+            copy_of(l.node_of_gpu(gpu) * l.gpus_per_node + l.gpu_for_plane(dst_plane_[gpu]));
+    }
+    first[gpus] = static_cast<std::uint32_t>(out.size());
+    attachments_ = std::move(out);
+    attach_first_ = std::move(first);
+    single_attachment_ = attachments_.size() == gpus;
 }
 
 void Forwarding::set_nic_port_down(std::uint32_t channel, bool down) {
@@ -350,6 +395,8 @@ void Forwarding::index_node_switches() {
     hub_gpu_.assign(switches, kNone);
     for (std::uint32_t gpu = 0; gpu < endpoints; ++gpu) hub_gpu_[l.hub[gpu]] = gpu;
     nic_ports_.assign(switches, NicPorts{});
+    dst_plane_.resize(endpoints);
+    for (std::uint32_t gpu = 0; gpu < endpoints; ++gpu) dst_plane_[gpu] = l.plane_of_gpu(gpu);
     nic_spray_.assign(switches, 0);
     // Each spraying NIC starts its rotation at its own port (from its salt): NICs that all began
     // at port 0 would move in lockstep and load one plane at a time.
@@ -362,9 +409,12 @@ void Forwarding::index_node_switches() {
             const NodeRef to = channels[c].to;
             if (to.index < l.fabric_switches) {
                 ++n.network_count;
-            } else if (n.first_hub == kNone) {
-                n.first_hub = c;
-                n.first_gpu = hub_gpu_[to.index] % l.gpus_per_node;
+            } else {
+                if (n.first_hub == kNone) {
+                    n.first_hub = c;
+                    n.first_gpu = hub_gpu_[to.index] % l.gpus_per_node;
+                }
+                ++n.gpus_served;
             }
         }
         if (n.network_count > kMaxNicPorts)

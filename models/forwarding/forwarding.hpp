@@ -48,6 +48,9 @@ class Forwarding {
     /// its connections move to its other ports, and senders stop choosing a plane in which
     /// this NIC is unreachable. `down` false: the port is back.
     void set_nic_port_down(std::uint32_t channel, bool down);
+    /// A fault-tolerant library gives up plane `plane` (`lost`) or takes it back: traffic for
+    /// its GPUs enters their node through another plane's NIC and crosses NVLink (PXN).
+    void reroute_plane(std::uint32_t plane, bool lost);
     /// The fabric has reacted to a fault: route by `tables` from now on (same edge numbering).
     void set_routes(const ForwardingTables& tables) { routes_ = &tables; }
     /// Records path spread for messages below min(messages, kSpreadSample).
@@ -83,6 +86,7 @@ class Forwarding {
         // The network ports in use: all of them, or those a bond still has after a fault
         // (network_count of them; a NIC has at most kMaxNicPorts).
         std::array<std::uint32_t, 8> ports{};
+        std::uint32_t gpus_served = 0;  // hub channels from first_hub on
     };
     static constexpr std::uint32_t kMaxNicPorts = 8;
 
@@ -123,12 +127,16 @@ class Forwarding {
     std::vector<std::uint8_t> goes_up_;    // per channel: to a switch of a higher level
     std::vector<Attachment> attachments_;  // per destination endpoint, in attach_first_ ranges
     std::vector<std::uint32_t> attach_first_;
-    bool single_attachment_ = false;           // attachments_[e] is endpoint e's one attachment
-    std::vector<std::uint32_t> hub_gpu_;       // per switch: the GPU of a hub
-    std::vector<NicPorts> nic_ports_;          // per switch (NIC switches only)
-    std::vector<std::uint32_t> nic_spray_;     // per NIC switch: next network port
-    std::vector<std::uint8_t> nic_port_dead_;  // per channel, once a fault touched a bond
-    bool nic_faults_ = false;                  // some bond has given a port up
+    bool single_attachment_ = false;            // attachments_[e] is endpoint e's one attachment
+    std::vector<std::uint32_t> hub_gpu_;        // per switch: the GPU of a hub
+    std::vector<NicPorts> nic_ports_;           // per switch (NIC switches only)
+    std::vector<std::uint32_t> nic_spray_;      // per NIC switch: next network port
+    std::vector<std::uint8_t> nic_port_dead_;   // per channel, once a fault touched a bond
+    std::vector<std::uint32_t> dst_plane_;      // per GPU: the plane its traffic arrives on
+    std::vector<std::uint8_t> lost_planes_;     // per plane, once a plane was given up
+    std::vector<Attachment> base_attachments_;  // as built, before any plane was rerouted
+    std::vector<std::uint32_t> base_first_;
+    bool nic_faults_ = false;  // some bond has given a port up
     std::uint32_t live_port_toward(const NicPorts& n, std::uint32_t dst, std::uint32_t out) const;
 };
 

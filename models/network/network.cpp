@@ -275,6 +275,14 @@ void Network::apply_fault(std::uint32_t action) {
             fabric_.set_loss(ch, a.factor);
             if (a.factor > 0) channel_fault_[ch] = a.fault;
             break;
+        case FaultActionKind::ChannelSink:
+            fabric_.set_sink(ch);
+            if (fabric_.idle(ch)) service_port(ch);
+            break;
+        case FaultActionKind::PlaneReroute:
+            forwarding_.reroute_plane(a.target, a.factor != 0);
+            if (a.factor != 0) fault_outcomes_[a.fault].recovered_at = sim_.now();
+            break;
         case FaultActionKind::BondPort:
             forwarding_.set_nic_port_down(ch, a.factor != 0);
             if (a.factor != 0) fault_outcomes_[a.fault].recovered_at = sim_.now();

@@ -513,8 +513,45 @@ ResolvedFaults build_fault_plan(const Scenario& s, const SimulatedFabric& f, con
                 // DeepEP and NCCL abort on a queue pair's error: losing a plane fails the
                 // instance unless a fault-tolerant library reroutes (workload.on_plane_loss).
                 // A NIC's loss does the same to its GPU's queue pairs (no bond failover yet).
-                if (spec.kind == FaultKind::PlaneDown || spec.kind == FaultKind::NicDown)
+                if (spec.kind == FaultKind::NicDown ||
+                    (spec.kind == FaultKind::PlaneDown && !s.workload.plane_loss_reroutes))
                     add(spec, i, FaultActionKind::Fail, spec.at_us, 0, 1);
+                // Rerouted (a fault-tolerant library): single-port NICs (mpft's planes, mrft's
+                // rails) send the plane's traffic through another plane's NIC and NVLink, once
+                // the host has seen the loss (as a bond would: an assumption); multi-port NICs
+                // fail over by their bonds (below).
+                if (spec.kind == FaultKind::PlaneDown && s.workload.plane_loss_reroutes) {
+                    const NodeLayout* layout = f.node_layout();
+                    if (!layout || !layout->pxn)
+                        throw s.error_at("workload.on_plane_loss",
+                                         "reroute forwards a lost plane's traffic through the "
+                                         "node (PXN): it needs a node model with PXN (expected "
+                                         "cluster.node such as h800)");
+                    std::vector<std::uint32_t> nic_ports(fg.endpoint_count(), 0);
+                    for (const auto& c : cables)
+                        for (const NodeRef n : {c.a, c.b})
+                            if (n.kind == NodeKind::Endpoint) ++nic_ports[n.index];
+                    if (!nic_ports.empty() && nic_ports.front() == 1) {
+                        const auto plane = static_cast<std::uint32_t>(spec.index);
+                        const double at =
+                            spec.at_us == 0 ? 0 : spec.at_us + s.network.bond_failover_us;
+                        add(spec, i, FaultActionKind::PlaneReroute, at, plane, 1);
+                        // The NIC writes what it now forwards into its GPU's memory, from
+                        // which NVLink takes it on: no hop-by-hop credit chain through the
+                        // node, which would close a loop (in over NIC, hub, NVLink; out over
+                        // NVLink, hub, NIC) and could deadlock a lossless model.
+                        const auto sch = sg.channels();
+                        for (std::uint32_t c = 0; c < sch.size(); ++c)
+                            if (sch[c].from.kind == NodeKind::Switch &&
+                                sch[c].to.kind == NodeKind::Switch &&
+                                layout->role[sch[c].from.index] == SwitchRole::Nic &&
+                                layout->role[sch[c].to.index] == SwitchRole::GpuHub)
+                                add(spec, i, FaultActionKind::ChannelSink, at, c, 1);
+                        if (spec.ends())
+                            add(spec, i, FaultActionKind::PlaneReroute,
+                                spec.until_us + s.network.bond_failover_us, plane, 0);
+                    }
+                }
                 break;
             case FaultKind::LinkFlap:
                 for (double t = spec.at_us; t < spec.until_us; t += spec.period_us) {
@@ -638,7 +675,7 @@ ResolvedFaults build_fault_plan(const Scenario& s, const SimulatedFabric& f, con
                 break;
             }
         }
-        if (spec.kind == FaultKind::PlaneDown)
+        if (spec.kind == FaultKind::PlaneDown && !s.workload.plane_loss_reroutes)
             out.fails[i] =
                 "NCCL and DeepEP abort on its queue pairs' errors "
                 "(workload.on_plane_loss: fail)";

@@ -281,6 +281,7 @@ class Filler {
         w.kv_length = u32_or("workload.kv_length", 4096);
         fill_contexts(s);
         w.redundant_experts = u32_or("workload.redundant_experts", 0);
+        w.plane_loss_reroutes = text_or("workload.on_plane_loss", "fail") == "reroute";
         w.rank_loss_fails = text_or("workload.on_rank_loss",
                                     w.redundant_experts > 0 ? "redundant" : "fail") == "fail";
         w.ep_groups = u32_or("workload.ep_groups", 1);

@@ -120,6 +120,7 @@ struct Scenario {
         std::uint32_t ep_groups = 1;
         bool ep_spread = false;
         bool rank_loss_fails = false;        // workload.on_rank_loss: fail (else redundant copies)
+        bool plane_loss_reroutes = false;    // workload.on_plane_loss: reroute (else fail)
         std::uint32_t simulated_layers = 0;  // 0: auto (settled by the run)
         std::uint32_t mtp_draft_tokens = 0;
         StepSchedule schedule = StepSchedule::FiveStage;
