@@ -51,6 +51,18 @@ double latency_us(const Outcome& o) {
 
 const char* kPermutation = "workload: {kind: permutation, message_bytes: 1MiB}\n";
 
+// A 32-rank DeepSeek-V3 decode of two simulated layers, 32 requests per GPU, on an MPFT of
+// `endpoints` GPUs (more than 32: the rest idle), with `more` added to its workload.
+std::string small_decode(std::uint32_t endpoints, const std::string& more = "") {
+    return "model: {name: deepseek-v3}\n"
+           "topology: {kind: mpft, endpoints: " +
+           std::to_string(endpoints) +
+           "}\n"
+           "workload: {kind: moe, phase: decode, ep_size: 32, tokens_per_gpu: 32, "
+           "simulated_layers: 2" +
+           more + "}\n";
+}
+
 }  // namespace
 
 TEST_CASE("link_slow of 0.5 halves the cables' rate: a message over them takes twice as long",
@@ -141,11 +153,7 @@ TEST_CASE("faults keep determinism: same seed and faults, the same event order",
 TEST_CASE("a straggler GPU of the EP group slows every step, one outside it changes nothing",
           "[faults][moe]") {
     // 40 GPUs, the EP group the first 32: GPU 36 runs nothing.
-    const std::string yaml =
-        "model: {name: deepseek-v3}\n"
-        "topology: {kind: mpft, endpoints: 40}\n"
-        "workload: {kind: moe, phase: decode, ep_size: 32, tokens_per_gpu: 32, "
-        "simulated_layers: 2}\n";
+    const std::string yaml = small_decode(40);
     const Outcome healthy = run_scenario("gpu-healthy", yaml);
     const Outcome ranked =
         run_scenario("gpu-rank", yaml, {"faults=[{kind: gpu_slow, target: {gpu: 5}, factor: 2}]"});
@@ -157,11 +165,7 @@ TEST_CASE("a straggler GPU of the EP group slows every step, one outside it chan
 }
 
 TEST_CASE("a hung GPU stalls the step by as long as it hangs", "[faults][moe]") {
-    const std::string yaml =
-        "model: {name: deepseek-v3}\n"
-        "topology: {kind: mpft, endpoints: 32}\n"
-        "workload: {kind: moe, phase: decode, ep_size: 32, tokens_per_gpu: 32, "
-        "simulated_layers: 2}\n";
+    const std::string yaml = small_decode(32);
     const Outcome healthy = run_scenario("hang-healthy", yaml);
     const Outcome hung = run_scenario(
         "hang", yaml, {"faults=[{kind: gpu_hang, target: {gpu: 5}, at_us: 100, until_us: 2100}]"});
@@ -263,11 +267,7 @@ TEST_CASE("link_flap takes the cable down each period, and every message still c
 
 TEST_CASE("nic_slow through a degraded PCIe path slows the all-to-alls of its GPU",
           "[faults][moe]") {
-    const std::string yaml =
-        "model: {name: deepseek-v3}\n"
-        "topology: {kind: mpft, endpoints: 32}\n"
-        "workload: {kind: moe, phase: decode, ep_size: 32, tokens_per_gpu: 32, "
-        "simulated_layers: 2}\n";
+    const std::string yaml = small_decode(32);
     const Outcome healthy = run_scenario("pcie-healthy", yaml);
     const Outcome slow =
         run_scenario("pcie", yaml, {"faults=[{kind: nic_slow, target: {nic: 3}, pcie_lanes: 4}]"});
@@ -338,11 +338,7 @@ TEST_CASE(
     "gpu_down with redundant copies of its experts completes with fewer tokens, without "
     "copies it fails the instance",
     "[faults][moe][system]") {
-    const std::string yaml =
-        "model: {name: deepseek-v3}\n"
-        "topology: {kind: mpft, endpoints: 32}\n"
-        "workload: {kind: moe, phase: decode, ep_size: 32, tokens_per_gpu: 32, "
-        "simulated_layers: 2, redundant_experts: 256}\n";
+    const std::string yaml = small_decode(32, ", redundant_experts: 256");
     const Outcome healthy = run_scenario("down-gpu-healthy", yaml);
     const Outcome lost =
         run_scenario("down-gpu", yaml, {"faults=[{kind: gpu_down, target: {gpu: 5}}]"});
