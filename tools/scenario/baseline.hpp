@@ -7,7 +7,8 @@
 
 namespace clustersim {
 
-/// The scenario as it would be with no faults: nothing else changes (seed, layers, keys).
+/// The scenario as it would be with no faults: nothing else changes (seed, layers, keys, and
+/// the transport's ACKs where the faults turned them on).
 Scenario without_faults(const Scenario& s);
 /// Adds `baseline` (from `healthy`) and `delta` to the faulted run's document.
 void add_baseline(Json& faulted, const Json& healthy);

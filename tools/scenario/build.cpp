@@ -226,20 +226,21 @@ NetworkParams network_params(const Scenario& s, const Topology& fabric) {
     p.ecn_pmax = n.ecn_pmax;
     p.virtual_lanes = virtual_lanes(s, fabric);
     // A fault that stops cables loses the packets at them: transports must retransmit.
-    p.faults_drop = std::any_of(s.faults.begin(), s.faults.end(), [](const FaultSpec& f) {
-        switch (f.kind) {
-            case FaultKind::LinkDown:
-            case FaultKind::SwitchDown:
-            case FaultKind::NicDown:
-            case FaultKind::PlaneDown:
-            case FaultKind::LinkFlap:
-                return true;
-            case FaultKind::LinkLossy:
-                return f.loss_rate > 0;
-            default:
-                return false;
-        }
-    });
+    p.faults_drop =
+        s.network.reliable || std::any_of(s.faults.begin(), s.faults.end(), [](const FaultSpec& f) {
+            switch (f.kind) {
+                case FaultKind::LinkDown:
+                case FaultKind::SwitchDown:
+                case FaultKind::NicDown:
+                case FaultKind::PlaneDown:
+                case FaultKind::LinkFlap:
+                    return true;
+                case FaultKind::LinkLossy:
+                    return f.loss_rate > 0;
+                default:
+                    return false;
+            }
+        });
     return p;
 }
 

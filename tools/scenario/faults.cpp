@@ -522,16 +522,17 @@ ResolvedFaults build_fault_plan(const Scenario& s, const SimulatedFabric& f, con
                 // fail over by their bonds (below).
                 if (spec.kind == FaultKind::PlaneDown && s.workload.plane_loss_reroutes) {
                     const NodeLayout* layout = f.node_layout();
-                    if (!layout || !layout->pxn)
-                        throw s.error_at("workload.on_plane_loss",
-                                         "reroute forwards a lost plane's traffic through the "
-                                         "node (PXN): it needs a node model with PXN (expected "
-                                         "cluster.node such as h800)");
                     std::vector<std::uint32_t> nic_ports(fg.endpoint_count(), 0);
                     for (const auto& c : cables)
                         for (const NodeRef n : {c.a, c.b})
                             if (n.kind == NodeKind::Endpoint) ++nic_ports[n.index];
-                    if (!nic_ports.empty() && nic_ports.front() == 1) {
+                    const bool single_port = !nic_ports.empty() && nic_ports.front() == 1;
+                    if (single_port && (!layout || !layout->pxn))
+                        throw s.error_at("workload.on_plane_loss",
+                                         "reroute forwards a lost plane's traffic through the "
+                                         "node (PXN): it needs a node model with PXN (expected "
+                                         "cluster.node such as h800)");
+                    if (single_port) {
                         const auto plane = static_cast<std::uint32_t>(spec.index);
                         const double at =
                             spec.at_us == 0 ? 0 : spec.at_us + s.network.bond_failover_us;

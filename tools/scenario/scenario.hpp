@@ -88,6 +88,8 @@ struct Scenario {
         double failover_us = 0;           // ECMP drops a dead member
         double port_down_us = 0;          // adaptive, spray, flowlet see a dead port
         double bond_failover_us = 0;      // a NIC bond gives a dead port up
+        bool reliable = false;  // ACKs and timers run although nothing needs them (a baseline
+                                // compared with a faulted run that needs them)
     } network;
 
     std::vector<FaultSpec> faults;  // faults: in order

@@ -147,7 +147,13 @@ Json run_point(const SweepSpec& spec, const SweepPoint& point) {
             run["status"] = o.results["status"];
             run["metrics"] = metrics_of(s, o.results, spec.objective);
             runs.push_back(run);
-            if (o.results["status"] != "completed") break;
+            if (o.results["status"] != "completed") {
+                // Why it stopped (a fault that failed the instance, a stall), as run says it:
+                // its first line.
+                const std::string why = run_stop_report(s, prepared, o.result);
+                rec["error"] = why.substr(0, why.find('\n'));
+                break;
+            }
         }
         rec["status"] = runs.back()["status"];
     } catch (const InputError& e) {
