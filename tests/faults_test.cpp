@@ -101,6 +101,10 @@ TEST_CASE(
                              "faults: [{kind: link_down, target: {link: [switch-0, switch-8]}, "
                              "at_us: 5}]\n";
     const Outcome healthy = run_scenario("down-healthy", std::string(kFabric) + kPermutation);
+    // network.reroute: switch (SHIELD) reacts in the link layer's 2 ms, not the subnet
+    // manager's reroute_us.
+    const Outcome shield = run_scenario("down-shield", yaml, {"network.reroute=switch"});
+    CHECK(shield.results["faults"][0]["recovered_at_us"].get<double>() == Approx(5 + 2000));
     for (const double reroute : {100.0, 300.0}) {
         const Outcome o =
             run_scenario("down", yaml, {"network.reroute_us=" + std::to_string(reroute)});

@@ -324,6 +324,15 @@ std::vector<std::uint32_t> plane_switches(const Topology& fabric, std::uint32_t 
     return out;
 }
 
+// Network ports per fabric NIC (endpoint): 1 on mpft or mrft, 2 on dual-plane, more on shuffle.
+std::vector<std::uint32_t> ports_per_nic(const PortGraph& g) {
+    std::vector<std::uint32_t> ports(g.endpoint_count(), 0);
+    for (const auto& c : g.cables())
+        for (const NodeRef n : {c.a, c.b})
+            if (n.kind == NodeKind::Endpoint) ++ports[n.index];
+    return ports;
+}
+
 struct DownInterval {
     std::uint32_t fault = 0, cable = 0;
     double at_us = 0, until_us = -1;
@@ -356,6 +365,13 @@ ResolvedFaults build_fault_plan(const Scenario& s, const SimulatedFabric& f, con
         // The cables it hits, or its GPU.
         std::vector<std::uint32_t> hit;
         std::string what;
+        // Every cable of a switch or a NIC port, said as `switch-8 (16 cables)`.
+        auto cables_of = [&](NodeRef n) {
+            for (std::uint32_t k = 0; k < cables.size(); ++k)
+                if (cables[k].a == n || cables[k].b == n) hit.push_back(k);
+            what = fmt::format("{} ({} cable{})", element_name(n), hit.size(),
+                               hit.size() == 1 ? "" : "s");
+        };
         switch (spec.target) {
             case FaultTargetKind::Link: {
                 const auto a = element(spec.a, fg), b = element(spec.b, fg);
@@ -426,10 +442,7 @@ ResolvedFaults build_fault_plan(const Scenario& s, const SimulatedFabric& f, con
                     throw s.error_at(tkey, fmt::format("no switch {} in this fabric (expected 0 "
                                                        "to {})",
                                                        spec.index, fg.switch_count() - 1));
-                const NodeRef sw{NodeKind::Switch, static_cast<std::uint32_t>(spec.index)};
-                for (std::uint32_t k = 0; k < cables.size(); ++k)
-                    if (cables[k].a == sw || cables[k].b == sw) hit.push_back(k);
-                what = element_name(sw) + ": ";
+                cables_of({NodeKind::Switch, static_cast<std::uint32_t>(spec.index)});
                 break;
             }
             case FaultTargetKind::Nic: {
@@ -437,10 +450,7 @@ ResolvedFaults build_fault_plan(const Scenario& s, const SimulatedFabric& f, con
                     throw s.error_at(
                         tkey, fmt::format("no NIC {} in this fabric (expected 0 to {})", spec.index,
                                           fg.endpoint_count() - 1));
-                const NodeRef nic{NodeKind::Endpoint, static_cast<std::uint32_t>(spec.index)};
-                for (std::uint32_t k = 0; k < cables.size(); ++k)
-                    if (cables[k].a == nic || cables[k].b == nic) hit.push_back(k);
-                what = element_name(nic) + ": ";
+                cables_of({NodeKind::Endpoint, static_cast<std::uint32_t>(spec.index)});
                 break;
             }
             case FaultTargetKind::Plane: {
@@ -486,10 +496,7 @@ ResolvedFaults build_fault_plan(const Scenario& s, const SimulatedFabric& f, con
                                  "this target is not built yet (expected link, tier, switch "
                                  "or gpu)");
         }
-        if (spec.target == FaultTargetKind::Switch || spec.target == FaultTargetKind::Nic)
-            what = fmt::format("{}({} cable{})", what.substr(0, what.size() - 2) + " ", hit.size(),
-                               hit.size() == 1 ? "" : "s");
-        else if (spec.target != FaultTargetKind::Plane)
+        if (spec.target == FaultTargetKind::Link || spec.target == FaultTargetKind::Tier)
             for (std::uint32_t k : hit)
                 what += fmt::format("{}{}-{}", what.empty() || what.back() == ' ' ? "" : ", ",
                                     element_name(cables[k].a), element_name(cables[k].b));
@@ -522,10 +529,7 @@ ResolvedFaults build_fault_plan(const Scenario& s, const SimulatedFabric& f, con
                 // fail over by their bonds (below).
                 if (spec.kind == FaultKind::PlaneDown && s.workload.plane_loss_reroutes) {
                     const NodeLayout* layout = f.node_layout();
-                    std::vector<std::uint32_t> nic_ports(fg.endpoint_count(), 0);
-                    for (const auto& c : cables)
-                        for (const NodeRef n : {c.a, c.b})
-                            if (n.kind == NodeKind::Endpoint) ++nic_ports[n.index];
+                    const std::vector<std::uint32_t> nic_ports = ports_per_nic(fg);
                     const bool single_port = !nic_ports.empty() && nic_ports.front() == 1;
                     if (single_port && (!layout || !layout->pxn))
                         throw s.error_at("workload.on_plane_loss",
@@ -687,11 +691,8 @@ ResolvedFaults build_fault_plan(const Scenario& s, const SimulatedFabric& f, con
     }
     // A NIC bond (several network ports: dual-plane, shuffle) moves its connections off a dead
     // port once its link monitor sees it; its peers stop choosing the plane it left.
-    if (const NodeLayout* layout = f.node_layout()) {
-        std::vector<std::uint32_t> ports(fg.endpoint_count(), 0);
-        for (const auto& c : cables)
-            for (const NodeRef n : {c.a, c.b})
-                if (n.kind == NodeKind::Endpoint) ++ports[n.index];
+    if (f.node_layout()) {
+        const std::vector<std::uint32_t> ports = ports_per_nic(fg);
         for (const DownInterval& d : down) {
             const auto& c = cables[d.cable];
             const bool a_nic = c.a.kind == NodeKind::Endpoint,
@@ -707,7 +708,6 @@ ResolvedFaults build_fault_plan(const Scenario& s, const SimulatedFabric& f, con
                     FaultAction{Time::from_us(d.until_us + s.network.bond_failover_us),
                                 FaultActionKind::BondPort, d.fault, into_fabric, 0, Time::zero()});
         }
-        (void)layout;
     }
     if (down.empty()) return out;
 
