@@ -7,6 +7,7 @@
 #include "support.hpp"
 #include "tools/scenario/run.hpp"
 #include "tools/scenario/scenario.hpp"
+#include "tools/scenario/settle_layers.hpp"
 
 using namespace clustersim;
 using namespace clustersim::test;
@@ -22,7 +23,8 @@ const char* kFabric =
 struct Outcome {
     SimulationResult result;
     Json results;
-    std::vector<Channel> channels;  // the simulated graph's, as results index them
+    std::vector<Channel> channels;      // the simulated graph's, as results index them
+    std::vector<MessageSpec> messages;  // the workload's, as results index them
 };
 
 Outcome run_scenario(const std::string& name, const std::string& yaml,
@@ -32,10 +34,10 @@ Outcome run_scenario(const std::string& name, const std::string& yaml,
     std::vector<Override> o;
     for (const auto& s : sets) o.push_back(parse_override(s));
     const Scenario s = load_scenario((dir / "s.yaml").string(), o);
-    const PreparedRun p = prepare_run(s);
-    RunOutcome r = execute_run(s, p, false);
+    PreparedRun p = prepare_run(s);
+    RunOutcome r = execute_settled(s, p, false);
     const auto ch = p.fabric.simulated().graph.channels();
-    return {std::move(r.result), std::move(r.results), {ch.begin(), ch.end()}};
+    return {std::move(r.result), std::move(r.results), {ch.begin(), ch.end()}, p.workload.messages};
 }
 
 // One message from NIC 0 to NIC 16 (another leaf), written as a trace.
@@ -479,4 +481,118 @@ TEST_CASE(
     }
     CHECK(dead == 0);
     CHECK(spines > 0);
+}
+
+TEST_CASE(
+    "bytes_rerouted under static and ECMP routing: exactly the payload whose healthy path crossed "
+    "the dead cable",
+    "[faults]") {
+    const std::string yaml = std::string(kFabric) + kPermutation;
+    const std::string cut = "faults=[{kind: link_down, target: {link: [switch-0, switch-8]}}]";
+    for (const std::string routing : {"static", "ecmp"}) {
+        INFO(routing);
+        const Outcome healthy = run_scenario("rr-healthy", yaml, {"network.routing=" + routing});
+        const Outcome faulted = run_scenario("rr", yaml, {"network.routing=" + routing, cut});
+        REQUIRE(faulted.result.status == SimulationResult::Status::Completed);
+        // Wire bytes of one 1 MiB message: what NIC 0's uplink carried (it sent one, no ACKs).
+        std::uint64_t message_wire = 0, cable_wire = 0;
+        for (std::uint32_t c = 0; c < healthy.channels.size(); ++c) {
+            const Channel& ch = healthy.channels[c];
+            if (ch.from.kind == NodeKind::Endpoint && ch.from.index == 0)
+                message_wire = healthy.result.channels[c].bytes;
+            const bool leaf0 = ch.from.kind == NodeKind::Switch && ch.from.index == 0;
+            const bool spine8 = ch.to.kind == NodeKind::Switch && ch.to.index == 8;
+            const bool back = ch.from.kind == NodeKind::Switch && ch.from.index == 8 &&
+                              ch.to.kind == NodeKind::Switch && ch.to.index == 0;
+            if ((leaf0 && spine8) || back) cable_wire += healthy.result.channels[c].bytes;
+        }
+        REQUIRE(message_wire > 0);
+        REQUIRE(cable_wire > 0);  // the healthy permutation used that cable
+        REQUIRE(cable_wire % message_wire == 0);
+        const std::uint64_t expected = cable_wire / message_wire << 20;
+        CHECK(faulted.results["faults"][0]["bytes_rerouted"] == expected);
+        CHECK(faulted.results["faults"][0]["packets_lost"] == 0);  // rerouted from the start
+    }
+}
+
+TEST_CASE(
+    "bytes_rerouted of a lost plane is every byte that entered its GPUs' nodes through another "
+    "plane, and of a bond's lost port about half its NIC's",
+    "[faults][moe]") {
+    const Outcome plane = run_scenario("rr-plane", small_decode(32, ", on_plane_loss: reroute"),
+                                       {"faults=[{kind: plane_down, target: {plane: 1}}]"});
+    REQUIRE(plane.result.status == SimulationResult::Status::Completed);
+    // The plane's GPUs (index 1 of each 8-GPU node) receive from other nodes through the NIC
+    // of another plane.
+    std::uint64_t into_plane = 0;
+    for (const MessageSpec& m : plane.messages)
+        if (m.dst % 8 == 1 && m.src / 8 != m.dst / 8) into_plane += m.bytes;
+    REQUIRE(into_plane > 0);
+    CHECK(plane.results["faults"][0]["bytes_rerouted"] == into_plane);
+
+    const Outcome bond =
+        run_scenario("rr-bond",
+                     "model: {name: deepseek-v3}\n"
+                     "topology: {kind: dual-plane, endpoints: 32}\n"
+                     "workload: {kind: moe, phase: decode, ep_size: 32, tokens_per_gpu: 32, "
+                     "simulated_layers: 2}\n",
+                     {"faults=[{kind: link_down, target: {link: [nic-3, switch-0]}}]"});
+    REQUIRE(bond.result.status == SimulationResult::Status::Completed);
+    // Flows hash over the NIC's two ports: those of its own and its peers' that hashed onto the
+    // lost plane move, about half of what GPU 3 sends and receives across nodes.
+    std::uint64_t through_nic = 0;
+    for (const MessageSpec& m : bond.messages)
+        if ((m.src == 3 || m.dst == 3) && m.src / 8 != m.dst / 8) through_nic += m.bytes;
+    const auto moved = bond.results["faults"][0]["bytes_rerouted"].get<double>();
+    CHECK(moved > 0.4 * static_cast<double>(through_nic));
+    CHECK(moved < 0.6 * static_cast<double>(through_nic));
+}
+
+TEST_CASE(
+    "a fault inside the window reports the step that contains its transient and the degraded "
+    "steady state after it, and the timeline shows the stalled layer",
+    "[faults][moe]") {
+    const std::string yaml = small_decode(32);
+    const Outcome healthy = run_scenario("transient-healthy", yaml);
+    const double healthy_tpot = healthy.results["decode"]["tpot_ms"];
+    // A 1 ms hang in the second (last) simulated layer, over inside the window: its steady state
+    // is the healthy fabric, and the layers after the simulated ones run at the healthy pace,
+    // not at the stalled layer's.
+    const Json& h = healthy.results["decode"]["timeline"];
+    REQUIRE(h.size() >= 2);
+    const double at = h[0]["end_us"].get<double>() + 20;
+    const Outcome hung =
+        run_scenario("transient-hang", yaml,
+                     {"faults=[{kind: gpu_hang, target: {gpu: 5}, at_us: " + std::to_string(at) +
+                      ", until_us: " + std::to_string(at + 1000) + "}]"});
+    const Json& d = hung.results["decode"];
+    REQUIRE(d.contains("degraded_steady_state"));
+    CHECK(d["degraded_steady_state"]["faults"] == 0);
+    CHECK(d["degraded_steady_state"]["tpot_ms"].get<double>() == healthy_tpot);
+    CHECK(d["layer_us"].get<double>() == healthy.results["decode"]["layer_us"].get<double>());
+    // The step that contains it: longer by about the hang, not by the hang once per layer.
+    const double delta =
+        d["step_ms"].get<double>() - healthy.results["decode"]["step_ms"].get<double>();
+    CHECK(delta > 0.5);
+    CHECK(delta < 1.5);
+    // The timeline: the first layer as healthy, the second stalled past the hang's end.
+    const Json& t = d["timeline"];
+    REQUIRE(t.size() == h.size());
+    CHECK(t[0]["end_us"].get<double>() == Approx(h[0]["end_us"].get<double>()).epsilon(0.05));
+    CHECK(t[1]["end_us"].get<double>() > at + 1000);
+    CHECK(h[1]["end_us"].get<double>() < at + 1000);
+
+    // A straggler from 200 us on lasts past the window: its steady state is the same straggler
+    // from the start, simulated as such.
+    const Outcome late =
+        run_scenario("transient-slow", yaml,
+                     {"faults=[{kind: gpu_slow, target: {gpu: 5}, factor: 2, at_us: 200}]"});
+    const Outcome from_start = run_scenario(
+        "transient-slow-0", yaml, {"faults=[{kind: gpu_slow, target: {gpu: 5}, factor: 2}]"});
+    const Json& ds = late.results["decode"]["degraded_steady_state"];
+    CHECK(ds["faults"] == 1);
+    CHECK(ds["tpot_ms"].get<double>() == from_start.results["decode"]["tpot_ms"].get<double>());
+    CHECK_FALSE(from_start.results["decode"].contains("degraded_steady_state"));
+    CHECK(late.results["decode"]["layer_us"].get<double>() ==
+          from_start.results["decode"]["layer_us"].get<double>());
 }

@@ -10,7 +10,7 @@ namespace clustersim {
 MoeStepMetrics moe_step_metrics(const MoeRunSpec& spec, const MoeRun& run,
                                 std::span<const MessageState> messages,
                                 std::span<const ComputeState> computes, std::uint32_t gpus_per_node,
-                                std::uint32_t use_layers) {
+                                std::uint32_t use_layers, const MoeStepMetrics* pace) {
     const MoeModel& m = spec.model;
     const bool decode = spec.phase == MoePhase::Decode;
     const bool training = spec.phase == MoePhase::Training;
@@ -40,10 +40,20 @@ MoeStepMetrics moe_step_metrics(const MoeRunSpec& spec, const MoeRun& run,
     };
     double dispatch = 0, combine = 0, main_all_to_alls = 0;
     std::vector<Time> pass_end(passes, Time::zero());
+    std::vector<PassTiming> timeline(passes);
+    std::vector<std::uint32_t> pass_all_to_alls(passes, 0);
     for (const auto& a : run.all_to_alls) {
+        const std::uint32_t at = pass_of(a);  // MTP modules' layers follow the main passes
+        const double d_us = span_us(a.dispatch_first, a.dispatch_last);
+        const double c_us = span_us(a.combine_first, a.combine_last);
+        if (at < passes) {
+            timeline[at].dispatch_us += d_us;
+            timeline[at].combine_us += c_us;
+            ++pass_all_to_alls[at];
+        }
         if (!a.mtp && pass_of(a) < (training ? main_passes : used)) {
-            dispatch += span_us(a.dispatch_first, a.dispatch_last);
-            combine += span_us(a.combine_first, a.combine_last);
+            dispatch += d_us;
+            combine += c_us;
             ++main_all_to_alls;
         }
         for (std::uint32_t i = a.combine_first; i < a.combine_last; ++i)
@@ -113,10 +123,12 @@ MoeStepMetrics moe_step_metrics(const MoeRunSpec& spec, const MoeRun& run,
     };
     // A step runs its layers from a standing start (the next step's first layer waits for
     // this one's sampling): the simulated passes as they ran, fill included, then the rest of
-    // the layers at the steady state.
+    // the layers at the steady state (the degraded one's, after a transient).
     const double rest = static_cast<double>(m.moe_layers() - used);
-    const double forward_us = steady_us(0, used, Time::zero());
-    const double backward_us = training ? steady_us(layers, layers, pass_end[layers - 1]) : 0;
+    const double forward_us = pace ? pace->forward_layer_us : steady_us(0, used, Time::zero());
+    const double backward_us = !training ? 0
+                               : pace    ? pace->backward_layer_us
+                                         : steady_us(layers, layers, pass_end[layers - 1]);
     const double per_layer_us = forward_us + backward_us;
     const double moe_us =
         pass_end[used - 1].us() + rest * forward_us +
@@ -193,16 +205,29 @@ MoeStepMetrics moe_step_metrics(const MoeRunSpec& spec, const MoeRun& run,
     d.mtp_us = mtp_us;
     d.mtp_layer_us = mtp_layer_us;
     d.simulated_layers = used;
+    for (std::uint32_t i = 0; i < passes; ++i) {
+        timeline[i].end_us = pass_end[i].us();
+        timeline[i].time_us = (pass_end[i] - (i == 0 ? Time::zero() : pass_end[i - 1])).us();
+        if (pass_all_to_alls[i] > 0) {
+            timeline[i].dispatch_us /= pass_all_to_alls[i];
+            timeline[i].combine_us /= pass_all_to_alls[i];
+        }
+    }
+    d.passes = std::move(timeline);
     d.extrapolation = fmt::format(
         "{} of {} MoE layers simulated{} with {} micro-batches{}; the step = the simulated layers "
         "as they ran (pipeline fill included) + the other {} at the steady-state time per "
-        "layer{} (the mean interval between the ends of the later half of the simulated "
-        "layers, never below the busiest GPU's compute) + {} dense layers x {} micro-batches x "
+        "layer{} ({}) + {} dense layers x {} micro-batches x "
         "(slowest rank's attention + dense FFN){}{}",
         used, m.moe_layers(), training ? " forward and backward" : "", micro_batches,
         drafts > 0 ? fmt::format(", then {} MTP module{}", drafts, drafts > 1 ? "s" : "") : "",
-        m.moe_layers() - used, training ? " (forward + backward)" : "", m.dense_layers,
-        micro_batches, training ? " x 3 (backward twice the forward)" : ", compute only",
+        m.moe_layers() - used, training ? " (forward + backward)" : "",
+        pace ? "the degraded steady state's: the same scenario with its faults present from the "
+               "start, those over by the window's end left out"
+             : "the mean interval between the ends of the later half of the simulated layers, "
+               "never below the busiest GPU's compute",
+        m.dense_layers, micro_batches,
+        training ? " x 3 (backward twice the forward)" : ", compute only",
         !decode ? ""
         : drafts > 0
             ? " + the MTP modules as simulated (from the last layer's end; the main LM head and "

@@ -5,12 +5,21 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "models/dag/dag_runtime.hpp"
 #include "models/transport/rdma_transport.hpp"
 #include "traffic/moe_workload.hpp"
 
 namespace clustersim {
+
+/// One simulated pass (a layer forward, backward, or an MTP module) as it ran: the timeline a
+/// fault's transient shows in (the stalled layer, then the recovered ones).
+struct PassTiming {
+    double end_us = 0;   // its last combine delivered (from the window's start)
+    double time_us = 0;  // from the previous pass's end (the first: from the start)
+    double dispatch_us = 0, combine_us = 0;  // its all-to-alls, the mean over micro-batches
+};
 
 struct MoeStepMetrics {
     double step_ms = 0;  // one step
@@ -27,15 +36,18 @@ struct MoeStepMetrics {
     double attention_us = 0, attention_max_us = 0, router_us = 0, expert_us = 0;
     double embedding_us = 0, lm_head_us = 0, sampling_us = 0, mtp_us = 0, mtp_layer_us = 0;
     std::uint32_t simulated_layers = 0;
-    std::string extrapolation;  // how step_ms was formed, in words
+    std::vector<PassTiming> passes;  // every simulated pass, in simulated order
+    std::string extrapolation;       // how step_ms was formed, in words
 };
 
 /// `messages` and `computes` are the finished run's states, indexed as `run.workload`'s.
 /// `use_layers` (0: all) extrapolates from the first that many simulated layers only, as a run
-/// of fewer would (the settling of workload.simulated_layers: auto compares them).
+/// of fewer would (the settling of workload.simulated_layers: auto compares them). `pace`, when
+/// given, is the degraded steady state's step (a fault's transient inside the simulated
+/// layers): the layers not simulated run at its per-layer time, not at this run's own.
 MoeStepMetrics moe_step_metrics(const MoeRunSpec& spec, const MoeRun& run,
                                 std::span<const MessageState> messages,
                                 std::span<const ComputeState> computes, std::uint32_t gpus_per_node,
-                                std::uint32_t use_layers = 0);
+                                std::uint32_t use_layers = 0, const MoeStepMetrics* pace = nullptr);
 
 }  // namespace clustersim

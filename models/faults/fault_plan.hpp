@@ -48,6 +48,7 @@ struct FaultPlan {
 /// What each fault did, as the network saw it.
 struct FaultOutcome {
     std::uint64_t packets_lost = 0;     // queued at, or sent to, a channel it had stopped
+    std::uint64_t bytes_rerouted = 0;   // payload its reactions moved off the healthy paths
     Time recovered_at = Time::never();  // the fabric's last reaction to it (tables swapped)
     bool failed_instance = false;       // its Fail action stopped the run
 };

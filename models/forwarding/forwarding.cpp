@@ -14,7 +14,12 @@ namespace clustersim {
 Forwarding::Forwarding(const PortGraph& graph, const ForwardingTables& routes,
                        const NetworkParams& params, const NodeLayout* layout,
                        std::span<const EgressPort> ports)
-    : graph_(graph), routes_(&routes), layout_(layout), ports_(ports), params_(params.routing) {
+    : graph_(graph),
+      routes_(&routes),
+      base_routes_(&routes),
+      layout_(layout),
+      ports_(ports),
+      params_(params.routing) {
     const auto& policies = routing_policies();
     if (params_.policy >= policies.rows().size())
         throw std::invalid_argument("unknown routing policy");
@@ -32,6 +37,8 @@ Forwarding::Forwarding(const PortGraph& graph, const ForwardingTables& routes,
                 std::span<Flowlet>(flowlets_).subspan(s * kFlowletEntries, kFlowletEntries);
     }
     non_minimal_ = policies[params_.policy].non_minimal;
+    slow_route_ = non_minimal_ != NonMinimal::Never;
+    pure_policy_ = policies[params_.policy].pure;
     detour_salt_ = RandomStream(params.seed, "valiant").operator()();
     hop_bytes_ = params.mtu_bytes + params.header_bytes;
     edge_switch_.assign(routes_->edge_count(), kNone);
@@ -230,9 +237,12 @@ std::uint32_t Forwarding::node_route(std::uint32_t sw, Packet& p, Time now) {
                 // Its own GPUs directly; another of the node's (its plane lost, the traffic
                 // rerouted through this NIC) through its first GPU's hub and the scale-up switch.
                 const std::uint32_t k = b % l.gpus_per_node - n.first_gpu;
-                return n.first_hub + (k < n.gpus_served ? k : 0);
+                if (k < n.gpus_served) return n.first_hub + k;
+                if (p.kind == PacketKind::Data && !lost_planes_.empty())
+                    rerouted_.add(lost_planes_[l.plane_of_gpu(b)], p.payload_bytes);
+                return n.first_hub;
             }
-            if (n.network_count == 1) return n.ports[0];
+            if (n.network_all == 1) return n.ports[0];  // one port as built (mpft, mrft)
             // Several network ports (dual-plane, shuffle). Bond: one connection, one port,
             // chosen by a hash of its header fields. Spray: packets over the ports in turn.
             std::uint32_t out = 0;
@@ -247,26 +257,27 @@ std::uint32_t Forwarding::node_route(std::uint32_t sw, Packet& p, Time now) {
                 next = next + 1 == n.network_count ? 0 : next + 1;
             }
             if (nic_faults_) [[unlikely]]
-                out = live_port_toward(n, b, out);
+                return bond_route(sw, n, p, out);
             return out;
         }
     }
     return kNone;
 }
 
-void Forwarding::reroute_plane(std::uint32_t plane, bool lost) {
+void Forwarding::reroute_plane(std::uint32_t plane, bool lost, std::uint32_t fault) {
     const NodeLayout& l = *layout_;
-    if (lost_planes_.empty()) lost_planes_.assign(l.nics_per_node, 0);
-    lost_planes_[plane] = lost ? 1 : 0;
+    if (lost_planes_.empty()) lost_planes_.assign(l.nics_per_node, kNone);
+    lost_planes_[plane] = lost ? fault : kNone;
     std::vector<std::uint32_t> alive;
     for (std::uint32_t q = 0; q < l.nics_per_node; ++q)
-        if (!lost_planes_[q]) alive.push_back(q);
+        if (lost_planes_[q] == kNone) alive.push_back(q);
     // Each lost plane's GPUs are reached through a surviving plane, a different one per node,
     // so that the rerouted traffic spreads over the survivors.
     for (std::uint32_t gpu = 0; gpu < dst_plane_.size(); ++gpu) {
         const std::uint32_t own = l.plane_of_gpu(gpu);
-        dst_plane_[gpu] =
-            !lost_planes_[own] || alive.empty() ? own : alive[l.node_of_gpu(gpu) % alive.size()];
+        dst_plane_[gpu] = lost_planes_[own] == kNone || alive.empty()
+                              ? own
+                              : alive[l.node_of_gpu(gpu) % alive.size()];
     }
     // A rerouted GPU is also reached where its traffic now enters the node: the attachments
     // (and addresses) of the NIC of its node on the plane that carries it.
@@ -295,14 +306,17 @@ void Forwarding::reroute_plane(std::uint32_t plane, bool lost) {
     single_attachment_ = attachments_.size() == gpus;
 }
 
-void Forwarding::set_nic_port_down(std::uint32_t channel, bool down) {
+void Forwarding::set_nic_port_down(std::uint32_t channel, bool down, std::uint32_t fault) {
     const auto channels = graph_.channels();
     const std::uint32_t sw = channels[channel].from.index;
     if (!layout_ || channels[channel].from.kind != NodeKind::Switch ||
         layout_->role[sw] != SwitchRole::Nic)
         return;
-    if (nic_port_dead_.empty()) nic_port_dead_.assign(channels.size(), 0);
-    nic_port_dead_[channel] = down ? 1 : 0;
+    if (nic_port_dead_.empty()) {
+        nic_port_dead_.assign(channels.size(), kNone);
+        nic_spray_healthy_ = nic_spray_;
+    }
+    nic_port_dead_[channel] = down ? fault : kNone;
     nic_faults_ = true;
     NicPorts& n = nic_ports_[sw];
     const NodeRef me{NodeKind::Switch, sw};
@@ -312,7 +326,7 @@ void Forwarding::set_nic_port_down(std::uint32_t channel, bool down) {
          c < graph_.first_channel(me) + graph_.channels_of(me); ++c) {
         if (channels[c].to.index >= layout_->fabric_switches) continue;
         ++all;
-        if (!nic_port_dead_[c]) ports[live++] = c;
+        if (nic_port_dead_[c] == kNone) ports[live++] = c;
     }
     if (live == 0) {  // nothing left: keep every port (their packets are lost)
         for (std::uint32_t i = 0; i < all; ++i) ports[i] = n.first_network + i;
@@ -322,7 +336,7 @@ void Forwarding::set_nic_port_down(std::uint32_t channel, bool down) {
     n.network_count = live;
     // The destinations behind it: unreachable through that port's plane.
     for (Attachment& a : attachments_)
-        if (a.down_channel == channels[channel].reverse) a.dead = down;
+        if (a.down_channel == channels[channel].reverse) a.dead_by = down ? fault : kNone;
 }
 
 std::uint32_t Forwarding::live_port_toward(const NicPorts& n, std::uint32_t dst,
@@ -330,12 +344,75 @@ std::uint32_t Forwarding::live_port_toward(const NicPorts& n, std::uint32_t dst,
     auto reaches = [&](std::uint32_t port) {
         const std::uint32_t plane = fabric_switches_[graph_.channels()[port].to.index].component;
         const Attachment* a = attachment_in(dst, plane);
-        return a && !a->dead;
+        return a && a->dead_by == kNone;
     };
     if (reaches(out)) return out;
     for (std::uint32_t i = 0; i < n.network_count; ++i)
         if (reaches(n.ports[i])) return n.ports[i];
     return out;  // unreachable everywhere: lost where it arrives
+}
+
+void Forwarding::set_routes(const ForwardingTables& tables, std::uint32_t fault) {
+    const ForwardingTables& before = *routes_;
+    routes_ = &tables;
+    const bool rerouted = rerouted_.swap(*base_routes_, before, tables, fault);
+    slow_route_ = non_minimal_ != NonMinimal::Never || rerouted;
+}
+
+std::uint32_t Forwarding::fabric_route_slow(std::uint32_t sw, Packet& p, Time now) {
+    if (non_minimal_ != NonMinimal::Never) {
+        const std::uint32_t out = detour(sw, p);
+        if (out != kNone) return out;
+    }
+    if (routes_ == base_routes_ || p.kind != PacketKind::Data) return minimal_route(sw, p, now);
+    FabricSwitch& here = fabric_switches_[sw];
+    const Attachment* a = attachment_in(p.dst, here.component);
+    if (!a || a->fabric_switch == sw) return minimal_route(sw, p, now);
+    const std::uint32_t edges = routes_->edge_count();
+    if (!pure_policy_) {
+        rerouted_.add_entry(sw, a->edge, edges, p.payload_bytes);
+        return minimal_route(sw, p, now);
+    }
+    const auto healthy = base_routes_->candidates(sw, a->edge);
+    const auto c = routes_->candidates(sw, a->edge);
+    // No healthy next hop here (a switch the healthy fabric never sent this way): a detour.
+    bool moved = healthy.empty();
+    if (!moved) {
+        const std::uint32_t before = healthy.size() == 1
+                                         ? healthy[0]
+                                         : here.choose(RouteChoice{healthy, p, a->lid, here.route,
+                                                                   ports_, now, params_, goes_up_});
+        moved = std::ranges::find(c, before) == c.end();
+    }
+    if (moved) rerouted_.add_to_owner(sw, a->edge, edges, p.payload_bytes);
+    return minimal_route(sw, p, now);
+}
+
+std::uint32_t Forwarding::bond_route(std::uint32_t sw, const NicPorts& n, const Packet& p,
+                                     std::uint32_t out) {
+    // The port the healthy NIC would have taken: the hash over every port, or the rotation
+    // over every port. Its packets are rerouted when that port is dead, or when the
+    // destination's NIC has lost its port in that port's plane.
+    std::uint32_t healthy = 0;
+    if (!layout_->nic_spray) {
+        const auto h =
+            static_cast<std::uint32_t>(mix64(p.entropy ^ fabric_switches_[sw].route.salt));
+        healthy =
+            n.first_network + static_cast<std::uint32_t>((std::uint64_t{h} * n.network_all) >> 32);
+    } else {
+        std::uint32_t& next = nic_spray_healthy_[sw];
+        healthy = n.first_network + next;
+        next = next + 1 >= n.network_all ? 0 : next + 1;
+    }
+    const std::uint32_t chosen = live_port_toward(n, p.dst, out);
+    if (p.kind != PacketKind::Data) return chosen;
+    std::uint32_t by = nic_port_dead_[healthy];
+    if (by == kNone) {
+        const std::uint32_t plane = fabric_switches_[graph_.channels()[healthy].to.index].component;
+        if (const Attachment* a = attachment_in(p.dst, plane)) by = a->dead_by;
+    }
+    if (by != kNone) rerouted_.add(by, p.payload_bytes);
+    return chosen;
 }
 
 void Forwarding::find_planes() {
@@ -420,6 +497,7 @@ void Forwarding::index_node_switches() {
         if (n.network_count > kMaxNicPorts)
             throw std::invalid_argument("a NIC has more network ports than the node model keeps");
         for (std::uint32_t i = 0; i < n.network_count; ++i) n.ports[i] = n.first_network + i;
+        n.network_all = n.network_count;
         if (n.network_count > 0)
             nic_spray_[s] =
                 static_cast<std::uint32_t>(fabric_switches_[s].route.salt % n.network_count);

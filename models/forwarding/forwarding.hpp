@@ -10,6 +10,7 @@
 
 #include "models/fabric/egress_port.hpp"
 #include "models/forwarding/forwarding_tables.hpp"
+#include "models/forwarding/reroute_account.hpp"
 #include "models/network/network_params.hpp"
 #include "models/network/node_layout.hpp"
 #include "models/network/port_graph.hpp"
@@ -44,15 +45,19 @@ class Forwarding {
                                       std::uint64_t channels, std::uint64_t endpoints,
                                       bool flowlet_tables);
     static constexpr std::size_t kFlowletEntries = 4096;  // per switch, as switch ASICs size theirs
-    /// A NIC bond has detected a dead port (`channel`: the NIC's channel into the fabric):
-    /// its connections move to its other ports, and senders stop choosing a plane in which
-    /// this NIC is unreachable. `down` false: the port is back.
-    void set_nic_port_down(std::uint32_t channel, bool down);
-    /// A fault-tolerant library gives up plane `plane` (`lost`) or takes it back: traffic for
-    /// its GPUs enters their node through another plane's NIC and crosses NVLink (PXN).
-    void reroute_plane(std::uint32_t plane, bool lost);
-    /// The fabric has reacted to a fault: route by `tables` from now on (same edge numbering).
-    void set_routes(const ForwardingTables& tables) { routes_ = &tables; }
+    /// A NIC bond has detected a dead port (`channel`: the NIC's channel into the fabric) that
+    /// fault `fault` took: its connections move to its other ports, and senders stop choosing a
+    /// plane in which this NIC is unreachable. `down` false: the port is back.
+    void set_nic_port_down(std::uint32_t channel, bool down, std::uint32_t fault);
+    /// A fault-tolerant library gives up plane `plane` (`lost`, because of fault `fault`) or
+    /// takes it back: traffic for its GPUs enters their node through another plane's NIC and
+    /// crosses NVLink (PXN).
+    void reroute_plane(std::uint32_t plane, bool lost, std::uint32_t fault);
+    /// The fabric has reacted to fault `fault`: route by `tables` from now on (same edge
+    /// numbering).
+    void set_routes(const ForwardingTables& tables, std::uint32_t fault);
+    /// Payload each fault's reactions moved off the healthy paths (RerouteAccount), by fault.
+    std::vector<std::uint64_t> rerouted_bytes() const { return rerouted_.totals(); }
     /// Records path spread for messages below min(messages, kSpreadSample).
     void sample_path_spread(std::uint32_t messages);
     static constexpr std::uint32_t kSpreadSample = 4096;
@@ -69,8 +74,8 @@ class Forwarding {
         std::uint32_t down_channel = kNone;   // that switch's channel to the port
         std::uint32_t component = kNone;      // the plane (connected fabric) it belongs to
         std::uint32_t edge = kNone;           // its index in the forwarding tables
-        std::uint32_t lid = 0;  // its address in the plane: ports numbered leaf by leaf
-        bool dead = false;      // a bond has given this port up (faults)
+        std::uint32_t lid = 0;          // its address in the plane: ports numbered leaf by leaf
+        std::uint32_t dead_by = kNone;  // the fault for which a bond gave this port up
     };
     struct SpreadRecord {
         std::uint64_t taken = 0;  // bit i: candidate i (mod 64) was taken
@@ -87,10 +92,17 @@ class Forwarding {
         // (network_count of them; a NIC has at most kMaxNicPorts).
         std::array<std::uint32_t, 8> ports{};
         std::uint32_t gpus_served = 0;  // hub channels from first_hub on
+        std::uint32_t network_all = 0;  // network ports as built (first_network on)
     };
     static constexpr std::uint32_t kMaxNicPorts = 8;
 
     std::uint32_t fabric_route(std::uint32_t sw, Packet& p, Time now);
+    std::uint32_t minimal_route(std::uint32_t sw, Packet& p, Time now);
+    // Non-minimal policies and, once a fault has rerouted, its accounting.
+    std::uint32_t fabric_route_slow(std::uint32_t sw, Packet& p, Time now);
+    // A NIC whose bond or peers lost a port: the port that still reaches `p.dst`.
+    std::uint32_t bond_route(std::uint32_t sw, const NicPorts& n, const Packet& p,
+                             std::uint32_t out);
     std::uint32_t node_route(std::uint32_t sw, Packet& p, Time now);
     // Valiant and UGAL: the output toward the packet's intermediate switch, or kNone to route
     // minimally from here.
@@ -114,7 +126,11 @@ class Forwarding {
     void index_node_switches();
 
     const PortGraph& graph_;
-    const ForwardingTables* routes_;  // swapped when the fabric reacts to a fault
+    const ForwardingTables* routes_;       // swapped when the fabric reacts to a fault
+    const ForwardingTables* base_routes_;  // the healthy ones
+    bool slow_route_ = false;              // non-minimal policy, or rerouted entries to count
+    bool pure_policy_ = false;             // RoutingPolicyInfo::pure
+    RerouteAccount rerouted_;
     const NodeLayout* layout_ = nullptr;
     std::span<const EgressPort> ports_;
     RoutingParams params_;
@@ -131,20 +147,23 @@ class Forwarding {
     std::vector<std::uint32_t> hub_gpu_;        // per switch: the GPU of a hub
     std::vector<NicPorts> nic_ports_;           // per switch (NIC switches only)
     std::vector<std::uint32_t> nic_spray_;      // per NIC switch: next network port
-    std::vector<std::uint8_t> nic_port_dead_;   // per channel, once a fault touched a bond
-    std::vector<std::uint32_t> dst_plane_;      // per GPU: the plane its traffic arrives on
-    std::vector<std::uint8_t> lost_planes_;     // per plane, once a plane was given up
-    std::vector<Attachment> base_attachments_;  // as built, before any plane was rerouted
+    std::vector<std::uint32_t> nic_port_dead_;  // per channel: the fault that took it (a bond)
+    std::vector<std::uint32_t> nic_spray_healthy_;  // per NIC: the rotation with every port
+    std::vector<std::uint32_t> dst_plane_;          // per GPU: the plane its traffic arrives on
+    std::vector<std::uint32_t> lost_planes_;        // per plane: the fault it was given up for
+    std::vector<Attachment> base_attachments_;      // as built, before any plane was rerouted
     std::vector<std::uint32_t> base_first_;
     bool nic_faults_ = false;  // some bond has given a port up
     std::uint32_t live_port_toward(const NicPorts& n, std::uint32_t dst, std::uint32_t out) const;
 };
 
 inline std::uint32_t Forwarding::fabric_route(std::uint32_t sw, Packet& p, Time now) {
-    if (non_minimal_ != NonMinimal::Never) [[unlikely]] {
-        const std::uint32_t out = detour(sw, p);
-        if (out != kNone) return out;
-    }
+    if (slow_route_) [[unlikely]]
+        return fabric_route_slow(sw, p, now);
+    return minimal_route(sw, p, now);
+}
+
+inline std::uint32_t Forwarding::minimal_route(std::uint32_t sw, Packet& p, Time now) {
     FabricSwitch& here = fabric_switches_[sw];
     if (const Attachment* a = attachment_in(p.dst, here.component)) {
         if (a->fabric_switch == sw) return a->down_channel;

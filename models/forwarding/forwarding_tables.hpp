@@ -22,6 +22,10 @@ class ForwardingTables {
     void set_edge_index(std::uint32_t sw, std::uint32_t edge) { edge_of_switch_[sw] = edge; }
     std::uint32_t edge_index(std::uint32_t sw) const { return edge_of_switch_[sw]; }
     std::uint32_t edge_count() const { return edges_; }
+    /// Switches the tables cover (rows of edge_count() entries).
+    std::uint32_t switch_count() const {
+        return edges_ == 0 ? 0 : static_cast<std::uint32_t>(group_of_.size() / edges_);
+    }
 
     /// Registers a candidate set (channel indices) and returns its id; equal sets share one id.
     std::uint32_t intern(std::span<const std::uint32_t> channels);

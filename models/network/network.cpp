@@ -280,11 +280,11 @@ void Network::apply_fault(std::uint32_t action) {
             if (fabric_.idle(ch)) service_port(ch);
             break;
         case FaultActionKind::PlaneReroute:
-            forwarding_.reroute_plane(a.target, a.factor != 0);
+            forwarding_.reroute_plane(a.target, a.factor != 0, a.fault);
             if (a.factor != 0) fault_outcomes_[a.fault].recovered_at = sim_.now();
             break;
         case FaultActionKind::BondPort:
-            forwarding_.set_nic_port_down(ch, a.factor != 0);
+            forwarding_.set_nic_port_down(ch, a.factor != 0, a.fault);
             if (a.factor != 0) fault_outcomes_[a.fault].recovered_at = sim_.now();
             break;
         case FaultActionKind::Fail:
@@ -293,7 +293,7 @@ void Network::apply_fault(std::uint32_t action) {
             sim_.request_stop();
             break;
         case FaultActionKind::Routes:
-            forwarding_.set_routes(faults_->tables[a.target]);
+            forwarding_.set_routes(faults_->tables[a.target], a.fault);
             if (a.factor != 0) fault_outcomes_[a.fault].recovered_at = sim_.now();
             break;
     }
@@ -304,6 +304,9 @@ std::vector<FaultOutcome> Network::fault_outcomes() const {
     const auto ports = fabric_.ports();
     for (std::uint32_t c = 0; c < channel_fault_.size(); ++c)
         if (channel_fault_[c] != kNone) out[channel_fault_[c]].packets_lost += ports[c].fault_drops;
+    const std::vector<std::uint64_t> rerouted = forwarding_.rerouted_bytes();
+    for (std::size_t f = 0; f < rerouted.size() && f < out.size(); ++f)
+        out[f].bytes_rerouted = rerouted[f];
     return out;
 }
 

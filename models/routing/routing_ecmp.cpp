@@ -30,7 +30,8 @@ RoutingPolicyInfo ecmp_policy() {
             {kHash},
             [](const KeyValues& v, RoutingParams& p) {
                 p.knobs.set(EcmpKnobs{v.text(kHash) == "salted"});
-            }};
+            },
+            true};
 }
 
 }  // namespace clustersim

@@ -80,6 +80,10 @@ struct RoutingPolicyInfo {
     bool flowlet_table = false;  // each fabric switch keeps a flowlet table
     std::vector<KeySpec> keys;
     void (*parse)(const KeyValues&, RoutingParams&) = nullptr;
+    // Its choice is a function of the packet's header fields and the switch's fixed salt and
+    // divisors alone (static, ECMP): asked again, it answers the same, so the fault accounting
+    // can ask what the healthy tables would have chosen.
+    bool pure = false;
 };
 
 /// Every routing policy this build has, in the order `check --schema` lists them. Each lives in

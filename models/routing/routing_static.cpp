@@ -31,7 +31,8 @@ RoutingPolicyInfo static_policy() {
             NonMinimal::Never,
             false,
             {},
-            nullptr};
+            nullptr,
+            true};
 }
 
 }  // namespace clustersim

@@ -819,6 +819,7 @@ Json faults_json(const Scenario& s, const ResolvedFaults& faults, const Simulati
         j["until_us"] = f.ends() ? Json(f.until_us) : Json(nullptr);
         const FaultOutcome o = i < r.faults.size() ? r.faults[i] : FaultOutcome{};
         j["packets_lost"] = o.packets_lost;
+        j["bytes_rerouted"] = o.bytes_rerouted;
         j["recovered_at_us"] =
             o.recovered_at == Time::never() ? Json(nullptr) : Json(o.recovered_at.us());
         out.push_back(std::move(j));

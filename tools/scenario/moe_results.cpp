@@ -147,9 +147,9 @@ std::string moe_traffic_table(const Json& j) {
 namespace clustersim {
 
 nlohmann::ordered_json moe_step_json(const Scenario& s, const MoeRun& run,
-                                     const SimulationResult& r) {
+                                     const SimulationResult& r, const MoeStepMetrics* pace) {
     const MoeStepMetrics m =
-        moe_step_metrics(run.spec, run, r.messages, r.computes, s.cluster.gpus_per_node);
+        moe_step_metrics(run.spec, run, r.messages, r.computes, s.cluster.gpus_per_node, 0, pace);
     const bool decode = run.spec.phase == MoePhase::Decode;
     const bool training = run.spec.phase == MoePhase::Training;
     nlohmann::ordered_json d;
@@ -181,6 +181,25 @@ nlohmann::ordered_json moe_step_json(const Scenario& s, const MoeRun& run,
     }
     d["simulated_layers"] = m.simulated_layers;
     d["extrapolation"] = m.extrapolation;
+    // The simulated passes as they ran: a fault inside the window shows here (the stalled
+    // layer, then the recovered ones).
+    nlohmann::ordered_json timeline = nlohmann::ordered_json::array();
+    for (std::size_t i = 0; i < m.passes.size(); ++i) {
+        const PassTiming& t = m.passes[i];
+        const bool backward = training && i >= run.simulated_layers;
+        const bool mtp = decode && i >= run.simulated_layers;
+        timeline.push_back({{"pass", backward ? "backward"
+                                     : mtp    ? "mtp"
+                                              : "forward"},
+                            {"layer", backward ? 2 * run.simulated_layers - 1 - i
+                                      : mtp    ? i - run.simulated_layers
+                                               : i},
+                            {"end_us", t.end_us},
+                            {"time_us", t.time_us},
+                            {"dispatch_us", t.dispatch_us},
+                            {"combine_us", t.combine_us}});
+    }
+    d["timeline"] = std::move(timeline);
     return d;
 }
 

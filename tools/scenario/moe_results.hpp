@@ -15,14 +15,17 @@ std::string moe_traffic_table(const nlohmann::ordered_json& j);
 }  // namespace clustersim
 
 #include "models/network/simulation.hpp"
+#include "traffic/moe_step_metrics.hpp"
 #include "traffic/moe_workload.hpp"
 
 namespace clustersim {
 
 /// The `decode`, `prefill` or `training` section of results.json for a simulated moe step:
 /// per-layer dispatch and combine times, the step time (TPOT for decode) extrapolated from the
-/// simulated layers' steady state, tokens/s.
+/// simulated layers' steady state (or `pace`'s, the degraded steady state after a fault's
+/// transient: moe_step_metrics), tokens/s, and the simulated passes' timeline.
 nlohmann::ordered_json moe_step_json(const Scenario& s, const MoeRun& run,
-                                     const SimulationResult& r);
+                                     const SimulationResult& r,
+                                     const MoeStepMetrics* pace = nullptr);
 
 }  // namespace clustersim

@@ -7,11 +7,13 @@
 #include <optional>
 #include <utility>
 
+#include "tools/scenario/steady_state.hpp"
 #include "traffic/moe_step_metrics.hpp"
 
 namespace clustersim {
+namespace {
 
-RunOutcome execute_settled(const Scenario& s, PreparedRun& prepared, bool progress) {
+RunOutcome settle(const Scenario& s, PreparedRun& prepared, bool progress) {
     RunOutcome o = execute_run(s, prepared, progress);
     if (!prepared.moe || s.workload.simulated_layers != 0) return o;
     // Decode compares a run's first L - 1 layers with all L; prefill and training, whose
@@ -61,6 +63,14 @@ RunOutcome execute_settled(const Scenario& s, PreparedRun& prepared, bool progre
         }
         o = execute_run(more, prepared, progress);
     }
+}
+
+}  // namespace
+
+RunOutcome execute_settled(const Scenario& s, PreparedRun& prepared, bool progress) {
+    RunOutcome o = settle(s, prepared, progress);
+    add_steady_state(s, prepared, o, progress);
+    return o;
 }
 
 }  // namespace clustersim

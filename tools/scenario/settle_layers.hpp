@@ -11,7 +11,8 @@ namespace clustersim {
 inline constexpr double kSettledChange = 0.01;
 
 /// Executes `prepared` and, with auto layers, reruns with more (replacing `prepared` by the
-/// run whose outcome is returned, so that its files are written from it).
+/// run whose outcome is returned, so that its files are written from it); a fault's transient
+/// inside the window adds its degraded steady state (steady_state.hpp).
 RunOutcome execute_settled(const Scenario& s, PreparedRun& prepared, bool progress);
 
 }  // namespace clustersim
