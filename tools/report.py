@@ -269,7 +269,8 @@ def faults_section(path, results):
     if not faults:
         return ""
     out = ["<h2>Faults</h2><table class=\"rows\"><tr><th>kind</th><th>target</th><th>at us</th>"
-           "<th>until us</th><th>packets lost</th><th>recovered at us</th></tr>"]
+           "<th>until us</th><th>packets lost</th><th>bytes rerouted</th>"
+           "<th>recovered at us</th></tr>"]
     for i, f in enumerate(faults):
         if not isinstance(f, dict):
             raise BadInput(path, f"faults[{i}]: expected a JSON object")
@@ -278,9 +279,35 @@ def faults_section(path, results):
             return none if f.get(key) is None else field(path, f, key, float)
         cells = [field(path, f, "kind", str, ""), field(path, f, "target", str, ""),
                  number_or("at_us", ""), number_or("until_us", "-"),
-                 number_or("packets_lost", ""), number_or("recovered_at_us", "never")]
+                 number_or("packets_lost", ""), number_or("bytes_rerouted", ""),
+                 number_or("recovered_at_us", "never")]
         out.append("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in cells) + "</tr>")
     out.append("</table>")
+    for phase in ("decode", "prefill", "training"):
+        now = field(path, results, phase, dict, {})
+        steady = field(path, now, "degraded_steady_state", dict)
+        if steady is None:
+            continue
+        out.append(f"<h3>{phase}: the step containing the transient, and the steady state "
+                   "after it</h3><table class=\"rows\"><tr><th>quantity</th>"
+                   "<th>step with the transient</th><th>degraded steady state</th></tr>")
+        for k in ("tpot_ms", "step_ms", "tokens_per_s_per_gpu", "dispatch_us", "combine_us"):
+            tv, sv = field(path, now, k, float), field(path, steady, k, float)
+            if tv is None:
+                continue
+            cells = [k, f"{tv:.3f}", "-" if sv is None else f"{sv:.3f}"]
+            out.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in cells) + "</tr>")
+        out.append("</table><table class=\"rows\"><tr><th>simulated pass</th><th>ends at us</th>"
+                   "<th>takes us</th><th>dispatch us</th><th>combine us</th></tr>")
+        for i, t in enumerate(field(path, now, "timeline", list, [])):
+            if not isinstance(t, dict):
+                raise BadInput(path, f"{phase}.timeline[{i}]: expected a JSON object")
+            cells = [f"{field(path, t, 'pass', str, '')} {field(path, t, 'layer', float, '')}"]
+            for k in ("end_us", "time_us", "dispatch_us", "combine_us"):
+                v = field(path, t, k, float)
+                cells.append("-" if v is None else f"{v:.1f}")
+            out.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in cells) + "</tr>")
+        out.append("</table>")
     base = field(path, results, "baseline", dict)
     delta = field(path, results, "delta", dict, {})
     if base is not None:
