@@ -596,3 +596,78 @@ TEST_CASE(
     CHECK(late.results["decode"]["layer_us"].get<double>() ==
           from_start.results["decode"]["layer_us"].get<double>());
 }
+
+TEST_CASE("target.index picks one of parallel cables: that one carries nothing, its twins carry on",
+          "[faults]") {
+    // Two leaves of radix 8 and one spine: four parallel cables from each leaf to the spine.
+    const std::string yaml =
+        "topology: {kind: ft2, switch_radix: 8, endpoints: 8}\n"
+        "cluster: {node: none}\n"
+        "network: {routing: static}\n"
+        "workload: {kind: alltoall, message_bytes: 64KiB}\n";
+    auto parallel_bytes = [](const Outcome& o) {
+        std::vector<std::uint64_t> up;  // switch-0 to switch-2, in channel order
+        for (std::uint32_t c = 0; c < o.channels.size(); ++c)
+            if (o.channels[c].from == NodeRef{NodeKind::Switch, 0} &&
+                o.channels[c].to == NodeRef{NodeKind::Switch, 2})
+                up.push_back(o.result.channels[c].bytes);
+        return up;
+    };
+    const Outcome healthy = run_scenario("index-healthy", yaml);
+    const auto h = parallel_bytes(healthy);
+    REQUIRE(h.size() == 4);
+    for (const std::uint64_t b : h) REQUIRE(b > 0);
+    for (const std::uint32_t index : {0u, 2u}) {
+        const Outcome o =
+            run_scenario("index", yaml,
+                         {"faults=[{kind: link_down, target: {link: [switch-0, switch-2], index: " +
+                          std::to_string(index) + "}}]"});
+        REQUIRE(o.result.status == SimulationResult::Status::Completed);
+        const auto b = parallel_bytes(o);
+        INFO("index " << index);
+        for (std::uint32_t i = 0; i < 4; ++i) CHECK((b[i] == 0) == (i == index));
+    }
+}
+
+TEST_CASE("nic_slow: rate_factor scales the NIC's cable, pcie_gen its PCIe path", "[faults]") {
+    const std::string yaml = one_message("nic-slow", 4 << 20);
+    const Outcome healthy = run_scenario("nic-slow-healthy", yaml);
+    const Outcome half = run_scenario(
+        "nic-slow-half", yaml, {"faults=[{kind: nic_slow, target: {nic: 0}, rate_factor: 0.5}]"});
+    const double ratio = latency_us(half) / latency_us(healthy);
+    CHECK(ratio > 1.98);
+    CHECK(ratio < 2.0);
+    // PCIe generations halve per step down (x16: Gen5 ~ 4x the Gen3 rate): an older
+    // generation's path is slower, each below the 400G cable.
+    const std::string decode = small_decode(32);
+    auto dispatch = [&](const std::string& name, const std::string& fault) {
+        const Outcome o = run_scenario(
+            name, decode, fault.empty() ? std::vector<std::string>{} : std::vector{fault});
+        return o.results["decode"]["dispatch_us"].get<double>();
+    };
+    const double d5 = dispatch("pcie-gen-healthy", "");
+    const double d4 =
+        dispatch("pcie-gen4", "faults=[{kind: nic_slow, target: {nic: 3}, pcie_gen: 4}]");
+    const double d3 =
+        dispatch("pcie-gen3", "faults=[{kind: nic_slow, target: {nic: 3}, pcie_gen: 3}]");
+    CHECK(d4 > d5);
+    CHECK(d3 > 1.2 * d4);
+}
+
+TEST_CASE("network.failover_us: ECMP keeps hashing onto a dead member until it has noticed",
+          "[faults]") {
+    const std::string yaml = std::string(kFabric) + kPermutation +
+                             "network: {routing: ecmp, reroute_us: 1000, ack_timeout_exponent: 4}\n"
+                             "faults: [{kind: link_down, target: {link: [switch-0, switch-8]}, "
+                             "at_us: 5}]\n";
+    const Outcome quick = run_scenario("failover-quick", yaml, {"network.failover_us=2"});
+    const Outcome slow = run_scenario("failover-slow", yaml, {"network.failover_us=30"});
+    REQUIRE(quick.result.status == SimulationResult::Status::Completed);
+    REQUIRE(slow.result.status == SimulationResult::Status::Completed);
+    const std::uint64_t lost_quick = quick.results["faults"][0]["packets_lost"];
+    const std::uint64_t lost_slow = slow.results["faults"][0]["packets_lost"];
+    CHECK(lost_quick > 0);
+    CHECK(lost_slow > lost_quick);
+    // Both before the routing protocol's reroute: the members were removed locally.
+    CHECK(quick.result.end_time.us() < 1000);
+}
