@@ -75,6 +75,26 @@ TEST_CASE("run --json prints the contract's keys and one JSON document", "[cli][
     CHECK(j["network"]["bytes_delivered"].is_number_integer());
 }
 
+TEST_CASE("clustersim --version and results.json's tool name the commit the binary was built from",
+          "[cli][system]") {
+    const auto v = run_cli("--version");
+    REQUIRE(v.exit_code == 0);
+    // The commit as git has it (40 hex digits, "-dirty" with uncommitted changes), or
+    // "unknown" outside a git checkout.
+    const auto git = run_command("git -C " + source_path("") + " rev-parse HEAD");
+    const std::string head = git.exit_code == 0 ? git.out.substr(0, 40) : "unknown";
+    CHECK(v.out.rfind("clustersim ", 0) == 0);
+    CHECK(v.out.find("(commit " + head) != std::string::npos);
+    const auto r = run_cli("run " + source_path("scenarios/ft2-incast.yaml") +
+                           " --set workload.message_bytes=4KiB --json");
+    REQUIRE(r.exit_code == 0);
+    const Json j = Json::parse(r.out);
+    REQUIRE(j.contains("tool"));
+    CHECK(j["tool"]["commit"].get<std::string>().rfind(head, 0) == 0);
+    CHECK(v.out.find(j["tool"]["version"].get<std::string>()) != std::string::npos);
+    CHECK(!j["tool"]["build"].get<std::string>().empty());
+}
+
 TEST_CASE(
     "a 128-host permutation from a connection matrix reports every completion in messages.csv",
     "[cli][trace][system]") {

@@ -101,16 +101,15 @@ inline void require_spawn_allowed() {
         FAIL("this test starts a process: tag it [system] (the unit label runs library code only)");
 }
 
-/// Runs the clustersim binary with `args` (a shell-quoted string), capturing both streams.
-inline CommandResult run_cli(const std::string& args) {
+/// Runs a shell command line, capturing both streams.
+inline CommandResult run_command(const std::string& command) {
     require_spawn_allowed();
     static int counter = 0;
     const auto dir = std::filesystem::temp_directory_path() / "clustersim-tests";
     std::filesystem::create_directories(dir);
     const auto base = dir / ("cmd" + std::to_string(getpid()) + "_" + std::to_string(counter++));
     const std::string out_file = base.string() + ".out", err_file = base.string() + ".err";
-    const std::string cmd =
-        std::string(CLUSTERSIM_BINARY) + " " + args + " >" + out_file + " 2>" + err_file;
+    const std::string cmd = command + " >" + out_file + " 2>" + err_file;
     const int status = std::system(cmd.c_str());
     CommandResult r;
     r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -125,6 +124,11 @@ inline CommandResult run_cli(const std::string& args) {
     std::filesystem::remove(out_file);
     std::filesystem::remove(err_file);
     return r;
+}
+
+/// Runs the clustersim binary with `args` (a shell-quoted string), capturing both streams.
+inline CommandResult run_cli(const std::string& args) {
+    return run_command(std::string(CLUSTERSIM_BINARY) + " " + args);
 }
 
 /// A fresh, empty temporary folder.

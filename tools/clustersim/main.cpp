@@ -6,6 +6,7 @@
 
 #include "sim/input/input_error.hpp"
 #include "tools/clustersim/commands.hpp"
+#include "tools/scenario/build_info.hpp"
 
 namespace cli = clustersim::cli;
 
@@ -13,6 +14,9 @@ int main(int argc, char** argv) {
     const clustersim::MpiSession mpi(argc, argv);  // a world of one unless started by mpirun
     CLI::App app{"clustersim: packet-level network simulator for AI GPU clusters"};
     app.require_subcommand(1);
+    const clustersim::BuildInfo& build = clustersim::build_info();
+    app.set_version_flag("--version", fmt::format("clustersim {} (commit {}, {} build)",
+                                                  build.version, build.commit, build.build));
     const std::vector<cli::Subcommand> subcommands = {
         cli::add_run(app),        cli::add_topo(app),   cli::add_traffic(app), cli::add_check(app),
         cli::add_sweep(app, mpi), cli::add_report(app), cli::add_bench(app)};
@@ -35,6 +39,8 @@ int main(int argc, char** argv) {
     } catch (const CLI::CallForHelp& e) {
         return app.exit(e);
     } catch (const CLI::CallForAllHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForVersion& e) {
         return app.exit(e);
     } catch (const CLI::ParseError& e) {
         fmt::print(stderr, "clustersim: {} (see clustersim --help)\n", e.what());

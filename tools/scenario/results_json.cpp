@@ -11,6 +11,7 @@
 
 #include "sim/percentiles.hpp"
 #include "tools/scenario/build.hpp"
+#include "tools/scenario/build_info.hpp"
 #include "tools/scenario/results_csv.hpp"
 
 namespace clustersim {
@@ -145,9 +146,15 @@ Json load_json(const Scenario& s, const Topology& t, const Topology& simulated,
     return l;
 }
 
+Json tool_json() {
+    const BuildInfo& b = build_info();
+    return {{"version", b.version}, {"commit", b.commit}, {"build", b.build}};
+}
+
 Json run_results_json(const Scenario& s, const Topology& t, const Topology& simulated,
                       std::uint32_t endpoints, const Workload& w, const SimulationResult& r) {
     Json j;
+    j["tool"] = tool_json();
     j["scenario"] = s.name;
     j["seed"] = s.seed;
     j["status"] = status_name(r.status);

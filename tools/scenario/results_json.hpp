@@ -19,6 +19,9 @@ inline std::string json_text(const Json& j, int indent = -1) {
     return j.dump(indent, ' ', false, Json::error_handler_t::replace);
 }
 
+/// results.json's `tool`: the version, commit and build type that made it (build_info.hpp).
+Json tool_json();
+
 Json inventory_json(const Scenario& s, const Topology& t, const CostBreakdown& cost);
 /// `t` is the fabric (its endpoints are NICs); `simulated` what ran (the fabric, or the fabric
 /// expanded with its nodes, whose fabric switches keep their channel indices).

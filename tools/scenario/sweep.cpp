@@ -461,6 +461,7 @@ SweepSummary run_sweep(const SweepSpec& spec, const SweepOptions& options) {
         rows.push_back(row);
     }
     summary.csv = csv;
+    summary.json["tool"] = tool_json();
     summary.json["sweep"] = spec.file;
     summary.json["objective"] = spec.objective;
     summary.json["goal"] = spec.maximize ? "max" : "min";
