@@ -6,6 +6,7 @@
 
 #include "tools/clustersim/commands.hpp"
 #include "tools/scenario/estimate.hpp"
+#include "tools/scenario/sweep_file.hpp"
 
 namespace clustersim::cli {
 namespace {
@@ -23,6 +24,15 @@ int run(const CheckOptions& o) {
     if (o.scenario.scenario.empty()) {
         fmt::print(stderr, "clustersim: check needs a scenario file (or --schema)\n");
         return kExitBadInput;
+    }
+    if (is_sweep_file(o.scenario.scenario)) {
+        if (!o.scenario.sets.empty()) {
+            fmt::print(stderr,
+                       "clustersim: check of a sweep takes no --set (expected its grid: "
+                       "or sweep --grid)\n");
+            return kExitBadInput;
+        }
+        return check_sweep_file(o.scenario.scenario, {}, 1);
     }
     const Scenario scenario = load(o.scenario);
     const ScenarioEstimate e = estimate_scenario(scenario);
@@ -53,7 +63,9 @@ int run(const CheckOptions& o) {
 
 Subcommand add_check(CLI::App& app) {
     auto o = std::make_shared<CheckOptions>();
-    auto* sub = app.add_subcommand("check", "validate a scenario");
+    auto* sub = app.add_subcommand(
+        "check",
+        "validate a scenario, or a sweep file: every point, and what the sweep would cost");
     add_scenario_options(sub, o->scenario, false, false);
     sub->add_flag("--schema", o->schema, "print every scenario key as a Markdown table");
     return {sub, [o] { return run(*o); }};

@@ -1,11 +1,13 @@
 // clustersim sweep SWEEP: a scenario over a grid of values, on threads or MPI ranks.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iostream>
 #include <memory>
 
 #include "tools/clustersim/commands.hpp"
 #include "tools/scenario/sweep.hpp"
+#include "tools/scenario/sweep_check.hpp"
 
 namespace clustersim::cli {
 namespace {
@@ -14,10 +16,11 @@ struct SweepCommandOptions {
     std::string file, out_dir;
     std::vector<std::string> grid;
     unsigned threads = 1;
-    bool quiet = false;
+    bool quiet = false, dry_run = false;
 };
 
 int run(const SweepCommandOptions& o, const MpiSession& mpi) {
+    if (o.dry_run) return mpi.rank() == 0 ? check_sweep_file(o.file, o.grid, o.threads) : kExitOk;
     const SweepSpec spec = load_sweep(o.file, o.grid);
     const bool root = mpi.rank() == 0;
     if (spec.goal_inferred && !o.quiet && root)
@@ -52,6 +55,20 @@ int run(const SweepCommandOptions& o, const MpiSession& mpi) {
 
 }  // namespace
 
+int check_sweep_file(const std::string& file, const std::vector<std::string>& grid,
+                     unsigned threads) {
+    const SweepSpec spec = load_sweep(file, grid);
+    SweepCheck c = check_sweep(spec);
+    // In the order they are written in the file.
+    std::stable_sort(c.errors.begin(), c.errors.end(),
+                     [](const InputError& a, const InputError& b) {
+                         return std::pair{a.line(), a.column()} < std::pair{b.line(), b.column()};
+                     });
+    for (const InputError& e : c.errors) fmt::print(stderr, "{}\n", e.formatted());
+    fmt::print("{}\n", sweep_check_summary(spec, c, threads));
+    return c.errors.empty() ? kExitOk : kExitBadInput;
+}
+
 Subcommand add_sweep(CLI::App& app, const MpiSession& mpi) {
     auto o = std::make_shared<SweepCommandOptions>();
     auto* sub = app.add_subcommand(
@@ -64,6 +81,8 @@ Subcommand add_sweep(CLI::App& app, const MpiSession& mpi) {
     sub->add_option("--out", o->out_dir, "write results.csv, results.json and points/ here")
         ->check(non_empty_path);
     sub->add_flag("--quiet", o->quiet, "no table and no progress bar");
+    sub->add_flag("--dry-run", o->dry_run,
+                  "check every point and estimate the sweep, as check does; run nothing");
     return {sub, [o, &mpi] { return run(*o, mpi); }};
 }
 

@@ -42,6 +42,11 @@ struct ScenarioOptions {
 void add_scenario_options(CLI::App* sub, ScenarioOptions& o, bool json, bool required = true);
 Scenario load(const ScenarioOptions& o, std::optional<std::uint64_t> seed = std::nullopt);
 
+/// `check SWEEP.yaml` and `sweep --dry-run`: each problem on its own line on stderr, then the
+/// summary (points, runs, events, memory, wall time); exit 2 with problems, else 0.
+int check_sweep_file(const std::string& file, const std::vector<std::string>& grid,
+                     unsigned threads);
+
 /// `report` on a run's or sweep's output folder (also run --report).
 void write_report(const std::string& out_dir, double slo_tpot_ms);
 

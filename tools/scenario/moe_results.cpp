@@ -148,10 +148,15 @@ namespace clustersim {
 
 nlohmann::ordered_json moe_step_json(const Scenario& s, const MoeRun& run,
                                      const SimulationResult& r, const MoeStepMetrics* pace) {
-    const MoeStepMetrics m =
-        moe_step_metrics(run.spec, run, r.messages, r.computes, s.cluster.gpus_per_node, 0, pace);
-    const bool decode = run.spec.phase == MoePhase::Decode;
-    const bool training = run.spec.phase == MoePhase::Training;
+    return moe_step_section(
+        moe_step_metrics(run.spec, run, r.messages, r.computes, s.cluster.gpus_per_node, 0, pace),
+        run.spec.phase, run.simulated_layers);
+}
+
+nlohmann::ordered_json moe_step_section(const MoeStepMetrics& m, MoePhase phase,
+                                        std::uint32_t simulated_layers) {
+    const bool decode = phase == MoePhase::Decode;
+    const bool training = phase == MoePhase::Training;
     nlohmann::ordered_json d;
     if (decode) d["tpot_ms"] = m.tpot_ms;
     d["step_ms"] = m.step_ms;
@@ -186,13 +191,13 @@ nlohmann::ordered_json moe_step_json(const Scenario& s, const MoeRun& run,
     nlohmann::ordered_json timeline = nlohmann::ordered_json::array();
     for (std::size_t i = 0; i < m.passes.size(); ++i) {
         const PassTiming& t = m.passes[i];
-        const bool backward = training && i >= run.simulated_layers;
-        const bool mtp = decode && i >= run.simulated_layers;
+        const bool backward = training && i >= simulated_layers;
+        const bool mtp = decode && i >= simulated_layers;
         timeline.push_back({{"pass", backward ? "backward"
                                      : mtp    ? "mtp"
                                               : "forward"},
-                            {"layer", backward ? 2 * run.simulated_layers - 1 - i
-                                      : mtp    ? i - run.simulated_layers
+                            {"layer", backward ? 2 * simulated_layers - 1 - i
+                                      : mtp    ? i - simulated_layers
                                                : i},
                             {"end_us", t.end_us},
                             {"time_us", t.time_us},

@@ -27,5 +27,9 @@ namespace clustersim {
 nlohmann::ordered_json moe_step_json(const Scenario& s, const MoeRun& run,
                                      const SimulationResult& r,
                                      const MoeStepMetrics* pace = nullptr);
+/// The same section from metrics already computed (`simulated_layers`: the main layers
+/// simulated, which tells the timeline's passes apart).
+nlohmann::ordered_json moe_step_section(const MoeStepMetrics& m, MoePhase phase,
+                                        std::uint32_t simulated_layers);
 
 }  // namespace clustersim

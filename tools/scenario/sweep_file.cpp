@@ -52,8 +52,12 @@ SweepAxis read_axis(const std::string& file, const std::string& section,
                       "section such as topology; clustersim check --schema lists them)");
     if (!kv.second.IsSequence() || kv.second.size() == 0)
         throw located(file, kv.second.Mark(), key, "expected a non-empty list of values");
-    SweepAxis a{path, {}};
-    for (const auto& v : kv.second) a.values.push_back(yaml_text(v));
+    SweepAxis a{path, {}, section, {}};
+    for (const auto& v : kv.second) {
+        a.values.push_back(yaml_text(v));
+        a.marks.emplace_back(static_cast<std::uint32_t>(v.Mark().line + 1),
+                             static_cast<std::uint32_t>(v.Mark().column + 1));
+    }
     return a;
 }
 
@@ -77,6 +81,19 @@ bool better_large(const std::string& objective) {
 }
 
 }  // namespace
+
+bool is_sweep_file(const std::string& path) {
+    try {
+        std::ifstream in =
+            open_input_file(path, "the file", "a readable YAML file", kMaxYamlFileBytes);
+        std::stringstream ss;
+        ss << in.rdbuf();
+        const YAML::Node root = YAML::Load(ss.str());
+        return root.IsMap() && root["base"];
+    } catch (const std::exception&) {
+        return false;
+    }
+}
 
 SweepSpec load_sweep(const std::string& path, const std::vector<std::string>& grid_sets) {
     std::ifstream in =
@@ -172,6 +189,8 @@ SweepSpec load_sweep_text(const std::string& text, const std::string& path,
                 throw located(path, key ? key.Mark() : objective.Mark(), "objective.key",
                               "expected a results key such as decode.tokens_per_s_per_gpu");
             spec.objective = key.Scalar();
+            spec.objective_line = static_cast<std::uint32_t>(key.Mark().line + 1);
+            spec.objective_column = static_cast<std::uint32_t>(key.Mark().column + 1);
             if (const YAML::Node goal = objective["goal"]) {
                 if (!goal.IsScalar() || (goal.Scalar() != "max" && goal.Scalar() != "min"))
                     throw located(path, goal.Mark(), "objective.goal", "expected max or min");
@@ -179,6 +198,8 @@ SweepSpec load_sweep_text(const std::string& text, const std::string& path,
             }
         } else if (objective.IsScalar()) {
             spec.objective = objective.Scalar();
+            spec.objective_line = static_cast<std::uint32_t>(objective.Mark().line + 1);
+            spec.objective_column = static_cast<std::uint32_t>(objective.Mark().column + 1);
         } else {
             throw located(path, objective.Mark(), "objective",
                           "expected {key: RESULTS_KEY, goal: max|min} or a results key such as "
@@ -198,7 +219,7 @@ SweepSpec load_sweep_text(const std::string& text, const std::string& path,
             throw InputError("--grid", fmt::format("'{}' is not PATH=V1,V2,... (expected e.g. "
                                                    "topology.kind=ft2,ft3)",
                                                    InputError::printable(g, 80)));
-        SweepAxis a{g.substr(0, eq), {}};
+        SweepAxis a{g.substr(0, eq), {}, "grid", {}};
         if (!is_scenario_key(a.path) && !is_scenario_section(a.path))
             throw InputError("--grid", 0, 0, a.path,
                              "not a scenario key (clustersim check --schema lists them)");
@@ -216,7 +237,10 @@ SweepSpec load_sweep_text(const std::string& text, const std::string& path,
                                          "text)",
                                          InputError::printable(g, 80)));
         std::stringstream values(g.substr(eq + 1));
-        for (std::string v; std::getline(values, v, ',');) a.values.push_back(v);
+        for (std::string v; std::getline(values, v, ',');) {
+            a.values.push_back(v);
+            a.marks.emplace_back(0, 0);
+        }
         for (const SweepAxis& z : spec.zip)
             if (z.path == a.path)
                 throw InputError("--grid", 0, 0, a.path,

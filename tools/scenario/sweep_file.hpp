@@ -3,6 +3,7 @@
 // before any point runs; the points it lists and the fingerprint a point's record carries.
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tools/scenario/scenario.hpp"
@@ -12,6 +13,9 @@ namespace clustersim {
 struct SweepAxis {
     std::string path;                 // scenario key
     std::vector<std::string> values;  // YAML text of each value
+    std::string section = "grid";     // grid or zip
+    // Where each value is written in the sweep file (line, column; 0: given by --grid).
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> marks;
 };
 
 struct SweepSpec {
@@ -23,12 +27,16 @@ struct SweepSpec {
     std::string objective;    // a results.json key path (a.b.c); empty: none
     bool maximize = true;     // `objective.goal` (default: min for times and latencies, else max)
     bool goal_inferred = false;  // a plain objective key: the goal came from its name
+    std::uint32_t objective_line = 1, objective_column = 1;  // where the objective's key is
 };
 
 /// At most this many points in one sweep (grid sizes multiplied, times the zip's length),
 /// refused before any is listed.
 inline constexpr std::uint64_t kMaxSweepPoints = 1'000'000;
 
+/// Whether `path` holds a sweep (a mapping with `base:`) rather than a scenario; false for
+/// anything unreadable, which the scenario loader then reports.
+bool is_sweep_file(const std::string& path);
 /// Reads a sweep file; `grid_sets` are `--grid PATH=V1,V2` texts that add or replace grid keys.
 /// Throws InputError, located, for anything wrong with the sweep itself.
 SweepSpec load_sweep(const std::string& path, const std::vector<std::string>& grid_sets);
