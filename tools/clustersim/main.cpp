@@ -19,7 +19,7 @@ int main(int argc, char** argv) {
                                                   build.version, build.commit, build.build));
     const std::vector<cli::Subcommand> subcommands = {
         cli::add_run(app),        cli::add_topo(app),   cli::add_traffic(app), cli::add_check(app),
-        cli::add_sweep(app, mpi), cli::add_report(app), cli::add_bench(app)};
+        cli::add_sweep(app, mpi), cli::add_report(app), cli::add_compare(app), cli::add_bench(app)};
 
     // An unknown first word is named as such (CLI11 would only say a subcommand is required).
     if (argc > 1 && argv[1][0] != '-') {
@@ -29,7 +29,7 @@ int main(int argc, char** argv) {
         if (!known) {
             fmt::print(stderr,
                        "clustersim: unknown subcommand '{}' (expected run, topo, traffic, check, "
-                       "sweep, report or bench; see clustersim --help)\n",
+                       "sweep, report, compare or bench; see clustersim --help)\n",
                        clustersim::InputError::printable(word, 80));
             return cli::kExitBadInput;
         }
