@@ -49,13 +49,15 @@ TEST_CASE("check of a sweep locates each problem at its grid entry or objective,
         std::istringstream lines(r.err);
         std::vector<std::string> got;
         for (std::string l; std::getline(lines, l);) got.push_back(l);
-        // Three problems, each once although each is in two of the four points, in file order.
-        REQUIRE(got.size() == 3);
+        // Three problems, each once although each is in two of the four points, in file order,
+        // then a warning: an MPFT of 32 GPUs has one switch per plane, so routing is moot.
+        REQUIRE(got.size() == 4);
         CHECK(got[0].rfind(file + ":6:27: grid.network.routing[1]: unknown value 'adaptiv'", 0) ==
               0);
         CHECK(got[1].rfind(file + ":7:33: grid.workload.tokens_per_gpu[1]: -3", 0) == 0);
         CHECK(got[2].rfind(file + ":9:18: objective: 'decode.tokens_per_s_per_gpuu' is not", 0) ==
               0);
+        CHECK(got[3].rfind(file + ":6:3: grid.network.routing: changes nothing", 0) == 0);
         CHECK(r.out.find("not ok (4 points, 1 valid") != std::string::npos);
     }
     CHECK_FALSE(std::filesystem::exists(dir / "never"));  // a dry run runs nothing
@@ -94,7 +96,10 @@ TEST_CASE("every number a run reports is a key a sweep's objective may name", "[
         std::size_t checked = 0;
         for (const std::string& path : paths) {
             const std::string section = path.substr(0, path.find('.'));
-            if (section == "seed" || section == "faults") continue;
+            // Inputs and provenance, not results.
+            if (section == "seed" || section == "faults" || section == "resolved_scenario" ||
+                section == "tool")
+                continue;
             std::string hint;
             INFO(path);
             CHECK(known_result_key(s, path, hint));
@@ -105,4 +110,70 @@ TEST_CASE("every number a run reports is a key a sweep's objective may name", "[
         CHECK_FALSE(known_result_key(s, "messages.makespan", hint));
         CHECK(hint.find("messages.makespan_us") != std::string::npos);
     }
+}
+
+TEST_CASE("check warns of a routing axis on fabrics where no switch has a choice",
+          "[sweep][system]") {
+    const auto dir = temp_dir("sweep-check-noop");
+    auto sweep = [&](const std::string& topology) {
+        write_text(dir / "s.yaml",
+                   "base:\n"
+                   "  cluster: {node: none}\n"
+                   "  topology: " +
+                       topology +
+                       "\n"
+                       "  workload: {kind: alltoall, message_bytes: 4KiB}\n"
+                       "grid:\n"
+                       "  network.routing: [ecmp, adaptive]\n"
+                       "seeds: 1\n");
+        return run_cli("check " + (dir / "s.yaml").string());
+    };
+    // One leaf switch: every destination one hop away, one way.
+    const auto single = sweep("{kind: ft2, switch_radix: 16, endpoints: 8}");
+    CHECK(single.exit_code == 0);  // a warning, not an error
+    CHECK(single.err.find((dir / "s.yaml").string() +
+                          ":6:3: grid.network.routing: changes nothing") != std::string::npos);
+    // Two leaves and spines: a choice of spine.
+    const auto fabric = sweep("{kind: ft2, switch_radix: 8, endpoints: 32}");
+    CHECK(fabric.exit_code == 0);
+    CHECK(fabric.err.find("changes nothing") == std::string::npos);
+}
+
+TEST_CASE("a sweep prints an aligned table named by its keys, and keeps every run's results",
+          "[sweep][system]") {
+    const auto dir = temp_dir("sweep-table");
+    write_text(dir / "s.yaml",
+               "base:\n"
+               "  cluster: {node: none}\n"
+               "  topology: {kind: ft2, switch_radix: 8, endpoints: 32}\n"
+               "  workload: {kind: alltoall, message_bytes: 16KiB}\n"
+               "grid:\n"
+               "  network.routing: [ecmp, adaptive]\n"
+               "  topology.switch_radix: [8, 16]\n"
+               "seeds: 2\n"
+               "objective: {key: messages.makespan_us, goal: min}\n");
+    const auto r = run_cli("sweep " + (dir / "s.yaml").string() + " --out " + (dir / "o").string());
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    std::istringstream lines(r.out);
+    std::vector<std::string> got;
+    for (std::string l; std::getline(lines, l);) got.push_back(l);
+    REQUIRE(got.size() == 5);  // the header, four points
+    CHECK(got[0].rfind("point  network.routing  topology.switch_radix  status", 0) == 0);
+    CHECK(got[0].find("messages.makespan_us (min)") != std::string::npos);
+    CHECK(got[1].find("ecmp") != std::string::npos);
+    CHECK(got[1].find(" +/- ") != std::string::npos);  // two seeds: an interval
+    // Rows line up: each value column starts where its header does.
+    const auto col = got[0].find("topology.switch_radix");
+    for (std::size_t i = 1; i < got.size(); ++i)
+        CHECK(got[i].substr(col, 2).find_first_of("81") == 0);
+    // results.json: the varied values typed; each point's record: every run's whole results.
+    const Json j = Json::parse(read_text(dir / "o" / "results.json"));
+    CHECK(j["points"][1]["sets"]["topology.switch_radix"] == 16);
+    CHECK(j["points"][1]["sets"]["network.routing"] == "ecmp");
+    const Json rec = Json::parse(read_text(dir / "o" / "points" / "00001.json"));
+    REQUIRE(rec["runs"].size() == 2);
+    CHECK(rec["runs"][1]["results"]["resolved_scenario"]["topology"]["switch_radix"] == 16);
+    CHECK(rec["runs"][1]["results"]["messages"]["makespan_us"] ==
+          rec["runs"][1]["metrics"]["objective"]);
 }

@@ -37,7 +37,7 @@ int run(const SweepCommandOptions& o, const MpiSession& mpi) {
     options.progress = !o.quiet && root;
     const SweepSummary summary = run_sweep(spec, options);
     if (!o.quiet && root) {
-        std::cout << summary.csv;
+        std::cout << sweep_table(spec, summary);
         fmt::print(stderr, "sweep: {} points, {} failed, {} resumed{}\n", summary.points,
                    summary.failed, summary.resumed,
                    o.out_dir.empty() ? "" : "; results.csv and results.json in " + o.out_dir);
@@ -65,6 +65,7 @@ int check_sweep_file(const std::string& file, const std::vector<std::string>& gr
                          return std::pair{a.line(), a.column()} < std::pair{b.line(), b.column()};
                      });
     for (const InputError& e : c.errors) fmt::print(stderr, "{}\n", e.formatted());
+    for (const InputError& w : c.warnings) fmt::print(stderr, "{}\n", w.formatted());
     fmt::print("{}\n", sweep_check_summary(spec, c, threads));
     return c.errors.empty() ? kExitOk : kExitBadInput;
 }

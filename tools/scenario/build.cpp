@@ -192,6 +192,14 @@ SimulatedFabric build_simulated_fabric(const Scenario& s, std::uint32_t trace_gp
     return f;
 }
 
+bool fabric_has_route_choice(const Scenario& s) {
+    const Topology t = build_topology(s, nics_for_trace(s, workload_gpus(s, load_trace(s))));
+    const ForwardingTables routes = shortest_path_routes(t.graph);
+    for (std::size_t g = 0; g < routes.group_count(); ++g)
+        if (routes.group(static_cast<std::uint32_t>(g)).size() > 1) return true;
+    return false;
+}
+
 std::uint32_t virtual_lanes(const Scenario& s, const Topology& fabric) {
     if (s.network.virtual_lanes != 0) return s.network.virtual_lanes;
     // A detour through an intermediate switch is two minimal routes: twice the lanes.

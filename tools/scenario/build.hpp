@@ -61,6 +61,9 @@ struct FabricPlan {
 /// `trace_gpus`: the GPU count a trace needs, used when topology.endpoints is not set.
 FabricPlan plan_fabric(const Scenario& s, std::uint32_t trace_gpus);
 SimulatedFabric build_simulated_fabric(const Scenario& s, std::uint32_t trace_gpus);
+/// Whether some switch of the scenario's fabric has more than one next hop toward some
+/// destination: all a routing policy can choose among (none: every policy routes alike).
+bool fabric_has_route_choice(const Scenario& s);
 NetworkParams network_params(const Scenario& s, const Topology& fabric);
 /// Lanes per link: network.virtual_lanes, else what the topology's minimal routes need (twice
 /// that for valiant and ugal).

@@ -15,6 +15,8 @@
 #include <system_error>
 #include <thread>
 
+#include <yaml-cpp/yaml.h>
+
 #include "tools/scenario/estimate.hpp"
 #include "tools/scenario/loader.hpp"
 #include "tools/scenario/output_files.hpp"
@@ -101,16 +103,62 @@ std::string number_cell(const Json& v) {
     return v.is_number() ? fmt::format("{}", v.get<double>()) : std::string();
 }
 
+// A swept value's YAML text as typed JSON: integers stay integers, `true` a boolean, a map an
+// object (a topology section), so that a script reads what varied without parsing YAML again.
+Json yaml_json(const YAML::Node& n) {
+    if (n.IsMap()) {
+        Json o = Json::object();
+        for (const auto& kv : n) o[kv.first.Scalar()] = yaml_json(kv.second);
+        return o;
+    }
+    if (n.IsSequence()) {
+        Json a = Json::array();
+        for (const auto& v : n) a.push_back(yaml_json(v));
+        return a;
+    }
+    if (!n.IsScalar()) return nullptr;
+    const std::string& t = n.Scalar();
+    if (n.Tag() != "!") {  // unquoted: a number or a boolean where it reads as one
+        std::uint64_t u = 0;
+        std::int64_t i = 0;
+        double d = 0;
+        bool b = false;
+        if (YAML::convert<std::uint64_t>::decode(n, u) &&
+            t.find_first_of(".eE") == std::string::npos)
+            return u;
+        if (YAML::convert<std::int64_t>::decode(n, i) &&
+            t.find_first_of(".eE") == std::string::npos)
+            return i;
+        if (YAML::convert<double>::decode(n, d) && std::isfinite(d)) return d;
+        if (t == "true" || t == "false") {
+            (void)YAML::convert<bool>::decode(n, b);
+            return b;
+        }
+    }
+    return t;
+}
+
+Json sets_json(const SweepPoint& point) {
+    Json sets = Json::object();
+    for (const Override& o : point.sets) {
+        try {
+            sets[o.path] = yaml_json(YAML::Load(o.value));
+        } catch (const YAML::Exception&) {
+            sets[o.path] = o.value;  // the point's own load says what is wrong with it
+        }
+    }
+    return sets;
+}
+
 }  // namespace
 
 namespace {
 
-// One point, every seed: its record as results.json lists it.
+// One point, every seed: its record as results.json lists it (each run's whole results.json
+// under runs[k].results, its headline metrics beside them).
 Json run_point(const SweepSpec& spec, const SweepPoint& point) {
     Json rec;
-    Json sets = Json::object();
-    for (const Override& o : point.sets) sets[o.path] = o.value;
-    rec["sets"] = sets;
+    rec["sets"] = sets_json(point);
     Json runs = Json::array();
     try {
         for (std::uint32_t k = 0; k < spec.seeds; ++k) {
@@ -137,6 +185,7 @@ Json run_point(const SweepSpec& spec, const SweepPoint& point) {
                 run["seed"] = s.seed;
                 run["status"] = "completed";
                 run["metrics"] = metrics_of(s, results, spec.objective);
+                run["results"] = std::move(results);
                 runs.push_back(run);
                 break;  // nothing random in a price
             }
@@ -146,6 +195,7 @@ Json run_point(const SweepSpec& spec, const SweepPoint& point) {
             run["seed"] = s.seed;
             run["status"] = o.results["status"];
             run["metrics"] = metrics_of(s, o.results, spec.objective);
+            run["results"] = o.results;
             runs.push_back(run);
             if (o.results["status"] != "completed") {
                 // Why it stopped (a fault that failed the instance, a stall), as run says it:
@@ -214,9 +264,7 @@ std::string record_problem(const fs::path& file, std::size_t index, const SweepP
     if (rec.is_discarded() || !rec.is_object()) return "not a JSON record";
     if (!rec.contains("fingerprint") || rec["fingerprint"] != fingerprint)
         return "the record of another sweep (its base scenario, values or seeds differ)";
-    Json sets = Json::object();
-    for (const Override& o : point.sets) sets[o.path] = o.value;
-    if (rec["point"] != index || rec["seeds"] != seeds || rec["sets"] != sets)
+    if (rec["point"] != index || rec["seeds"] != seeds || rec["sets"] != sets_json(point))
         return "the record of another point";
     if (!known_status(rec["status"])) return "a record without a known status";
     if (rec.contains("error") && !rec["error"].is_string()) return "a record with a bad error";
@@ -472,6 +520,70 @@ SweepSummary run_sweep(const SweepSpec& spec, const SweepOptions& options) {
         write_file_atomically((dir / "results.json").string(), json_text(summary.json, 2) + "\n");
     }
     return summary;
+}
+
+std::string sweep_table(const SweepSpec& spec, const SweepSummary& summary) {
+    const std::vector<SweepPoint> points = sweep_points(spec);
+    auto figure = [](double v) {
+        const double a = std::abs(v);
+        return a >= 1e4 || a == std::floor(a) ? fmt::format("{:.0f}", v) : fmt::format("{:.4g}", v);
+    };
+    std::vector<std::string> head{"point"};
+    for (const Override& o : points.empty() ? std::vector<Override>{} : points[0].sets)
+        head.push_back(o.path);
+    head.insert(head.end(), {"status", "cluster_cost_usd"});
+    const bool objective = !spec.objective.empty();
+    if (objective) head.push_back(spec.objective + (spec.maximize ? " (max)" : " (min)"));
+    // The decode headline, unless it is the objective already.
+    std::vector<const char*> extra;
+    for (const char* m : {"tpot_ms", "tokens_per_s_per_gpu"})
+        if (spec.objective != std::string("decode.") + m) extra.push_back(m);
+    for (const char* m : extra) head.push_back(m);
+    head.push_back("front");
+    std::vector<std::vector<std::string>> rows{head};
+    bool any_extra = false;
+    for (std::size_t i = 0; i < points.size() && i < summary.json["points"].size(); ++i) {
+        const Json& row = summary.json["points"][i];
+        std::vector<std::string> r{std::to_string(i)};
+        for (const Override& o : points[i].sets) r.push_back(o.value);
+        r.push_back(row["status"].get<std::string>());
+        const Json& m = row["metrics"];
+        auto cell = [&](const char* name) {
+            if (!m.contains(name)) return std::string("-");
+            std::string t = figure(m[name]["mean"].get<double>());
+            if (m[name].contains("ci95") && m[name]["ci95"].get<double>() > 0)
+                t += " +/- " + figure(m[name]["ci95"].get<double>());
+            return t;
+        };
+        r.push_back(cell("cluster_cost_usd"));
+        if (objective) r.push_back(cell("objective"));
+        for (const char* e : extra) {
+            r.push_back(cell(e));
+            any_extra |= m.contains(e);
+        }
+        r.push_back(row["pareto"].get<bool>() ? "*" : "");
+        rows.push_back(std::move(r));
+    }
+    if (!any_extra)  // no decode: drop its columns
+        for (auto& r : rows)
+            r.erase(r.end() - 1 - static_cast<std::ptrdiff_t>(extra.size()), r.end() - 1);
+    std::vector<std::size_t> width(rows[0].size(), 0);
+    for (const auto& r : rows)
+        for (std::size_t k = 0; k < r.size(); ++k)
+            width[k] = std::max(width[k], InputError::printable(r[k], 60).size());
+    const std::size_t varied = points.empty() ? 0 : points[0].sets.size();
+    std::string out;
+    for (const auto& r : rows) {
+        for (std::size_t k = 0; k < r.size(); ++k) {
+            const std::string t = InputError::printable(r[k], 60);
+            const bool left = k > 0 && k <= varied + 1;  // values and status
+            out += k == 0 ? "" : "  ";
+            out += left ? fmt::format("{:<{}}", t, width[k]) : fmt::format("{:>{}}", t, width[k]);
+        }
+        while (!out.empty() && out.back() == ' ') out.pop_back();
+        out += "\n";
+    }
+    return out;
 }
 
 }  // namespace clustersim

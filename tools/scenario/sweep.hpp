@@ -36,4 +36,9 @@ struct SweepSummary {
 /// results.json there.
 SweepSummary run_sweep(const SweepSpec& spec, const SweepOptions& options);
 
+/// What `sweep` prints: one aligned row per point -- the varied values under their keys, the
+/// status, the cluster's cost, the objective (with its interval) and the decode headline where
+/// there is one, rounded to four figures, the Pareto front starred (results.csv has it all).
+std::string sweep_table(const SweepSpec& spec, const SweepSummary& summary);
+
 }  // namespace clustersim

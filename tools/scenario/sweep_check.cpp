@@ -7,6 +7,7 @@
 #include <set>
 
 #include "models/hardware/embedded_data.hpp"
+#include "tools/scenario/build.hpp"
 #include "tools/scenario/estimate.hpp"
 #include "tools/scenario/result_keys.hpp"
 
@@ -57,6 +58,13 @@ SweepCheck check_sweep(const SweepSpec& spec) {
         if (seen.insert(e.formatted()).second) c.errors.push_back(e);
     };
     bool objective_checked = spec.objective.empty();
+    // A routing axis changes nothing where no switch of any point's fabric has a choice.
+    const SweepAxis* routing = nullptr;
+    for (const std::vector<SweepAxis>* axes : {&spec.grid, &spec.zip})
+        for (const SweepAxis& a : *axes)
+            if (a.path == "network.routing") routing = &a;
+    bool route_choice = false;
+    std::set<std::string> fabrics_seen;  // the other axes' values: one fabric each
     const std::vector<SweepPoint> points = sweep_points(spec);
     c.points = points.size();
     const std::string& anchor = spec.base_file.empty() ? spec.file : spec.base_file;
@@ -82,6 +90,19 @@ SweepCheck check_sweep(const SweepSpec& spec) {
             objective_checked = true;
         }
         ++c.valid_points;
+        if (routing && !route_choice) {
+            std::string others;
+            for (const Override& o : point.sets)
+                if (o.path != routing->path)
+                    others.append(o.path).append("=").append(o.value).append(";");
+            if (fabrics_seen.insert(others).second) {
+                try {
+                    route_choice = fabric_has_route_choice(s);
+                } catch (const std::exception&) {
+                    route_choice = true;  // cannot tell: no warning
+                }
+            }
+        }
         if (s.workload.kind.empty()) {  // cost only: the inventory, no simulation
             c.runs += 1;
             continue;
@@ -100,6 +121,13 @@ SweepCheck check_sweep(const SweepSpec& spec) {
             --c.valid_points;
         }
     }
+    if (routing && !route_choice && c.valid_points > 0)
+        c.warnings.emplace_back(
+            routing->line == 0 ? "--grid" : spec.file, routing->line, routing->column,
+            routing->section + "." + routing->path,
+            "changes nothing: no switch of these fabrics has more than one next hop toward any "
+            "destination, so every policy routes alike (warning: expected a fabric with path "
+            "diversity, or drop the axis)");
     c.wall_s = static_cast<double>(c.events) / events_per_s();
     return c;
 }

@@ -12,7 +12,8 @@
 namespace clustersim {
 
 struct SweepCheck {
-    std::vector<InputError> errors;  // one per problem, located (a bad value once, not per point)
+    std::vector<InputError> errors;    // one per problem, located (a bad value once, not per point)
+    std::vector<InputError> warnings;  // located: an axis that changes nothing
     std::uint64_t points = 0, valid_points = 0, runs = 0;  // runs: valid points x seeds
     std::uint64_t events = 0;                              // summed over the runs
     std::uint64_t memory_bytes = 0;  // the largest point's (a thread runs one at a time)

@@ -52,7 +52,12 @@ SweepAxis read_axis(const std::string& file, const std::string& section,
                       "section such as topology; clustersim check --schema lists them)");
     if (!kv.second.IsSequence() || kv.second.size() == 0)
         throw located(file, kv.second.Mark(), key, "expected a non-empty list of values");
-    SweepAxis a{path, {}, section, {}};
+    SweepAxis a{path,
+                {},
+                section,
+                static_cast<std::uint32_t>(kv.first.Mark().line + 1),
+                static_cast<std::uint32_t>(kv.first.Mark().column + 1),
+                {}};
     for (const auto& v : kv.second) {
         a.values.push_back(yaml_text(v));
         a.marks.emplace_back(static_cast<std::uint32_t>(v.Mark().line + 1),
@@ -219,7 +224,7 @@ SweepSpec load_sweep_text(const std::string& text, const std::string& path,
             throw InputError("--grid", fmt::format("'{}' is not PATH=V1,V2,... (expected e.g. "
                                                    "topology.kind=ft2,ft3)",
                                                    InputError::printable(g, 80)));
-        SweepAxis a{g.substr(0, eq), {}, "grid", {}};
+        SweepAxis a{g.substr(0, eq), {}, "grid", 0, 0, {}};
         if (!is_scenario_key(a.path) && !is_scenario_section(a.path))
             throw InputError("--grid", 0, 0, a.path,
                              "not a scenario key (clustersim check --schema lists them)");

@@ -11,9 +11,10 @@
 namespace clustersim {
 
 struct SweepAxis {
-    std::string path;                 // scenario key
-    std::vector<std::string> values;  // YAML text of each value
-    std::string section = "grid";     // grid or zip
+    std::string path;                    // scenario key
+    std::vector<std::string> values;     // YAML text of each value
+    std::string section = "grid";        // grid or zip
+    std::uint32_t line = 0, column = 0;  // where its key is written (0: given by --grid)
     // Where each value is written in the sweep file (line, column; 0: given by --grid).
     std::vector<std::pair<std::uint32_t, std::uint32_t>> marks;
 };
