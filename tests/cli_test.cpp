@@ -320,3 +320,35 @@ TEST_CASE(
     CHECK(stopped.err.find("sim.max_events (40000) reached") != std::string::npos);
     CHECK(Json::parse(read(dir / "results.json"))["status"] == "event_limit");
 }
+
+TEST_CASE("resolved_scenario holds every value the run used: run again, it gives the same results",
+          "[cli][system]") {
+    for (const std::string& scen :
+         {source_path("scenarios/ft2-alltoall.yaml") +
+              " --set topology.endpoints=32 --set workload.message_bytes=16KiB "
+              "--set network.link_rate_gbps=200",
+          source_path("scenarios/deepseek-v3-decode.yaml") +
+              " --set topology.endpoints=32 --set workload.ep_size=32 "
+              "--set workload.tokens_per_gpu=16 --set workload.simulated_layers=2"}) {
+        INFO(scen);
+        const auto first = run_cli("run " + scen + " --json");
+        REQUIRE(first.exit_code == 0);
+        const Json a = Json::parse(first.out);
+        REQUIRE(a.contains("resolved_scenario"));
+        const Json& resolved = a["resolved_scenario"];
+        // Preset values are written out, not left implicit.
+        CHECK(resolved["network"].contains("mtu_bytes"));
+        CHECK(resolved["network"].contains("routing"));
+        CHECK(resolved["seed"] == a["seed"]);
+        // The resolved scenario, as a file of its own (JSON is YAML), runs to the same results.
+        const auto dir = temp_dir("resolved");
+        write_text(dir / "resolved.yaml", resolved.dump(2));
+        const auto again = run_cli("run " + (dir / "resolved.yaml").string() + " --json");
+        INFO(again.err);
+        REQUIRE(again.exit_code == 0);
+        Json b = Json::parse(again.out);
+        CHECK(b["resolved_scenario"] == resolved);
+        Json x = without_wall_clock(a), y = without_wall_clock(b);
+        CHECK(x.dump() == y.dump());
+    }
+}

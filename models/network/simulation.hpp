@@ -15,6 +15,7 @@ struct SimulationOptions {
     Time max_time = Time::never();
     std::uint64_t max_events = 0;       // 0: no limit (checked every 4,096 events)
     bool progress = false;              // a progress line on stderr after a couple of seconds
+    std::uint64_t expected_events = 0;  // what the run was estimated at (0: not known)
     bool fingerprint = false;           // fold every event into SimulationResult::fingerprint
     const FaultPlan* faults = nullptr;  // faults: what breaks, and when
 };

@@ -22,6 +22,7 @@ struct RunOptions {
     std::string out_dir;
     bool quiet = false, report = false, baseline = false;
     std::uint64_t trace_limit = kDefaultTraceLimit;
+    MessagesChoice messages = MessagesChoice::Auto;
 };
 
 std::optional<std::uint64_t> parse_seed(const std::optional<std::string>& text) {
@@ -61,7 +62,12 @@ int run(const RunOptions& o) {
         const RunOutcome h = run_replicates(healthy, hp, !o.quiet && !o.scenario.json);
         add_baseline(outcome.results, h.results);
     }
-    if (!o.out_dir.empty()) write_run_outputs(o.out_dir, s, prepared, outcome, o.trace_limit);
+    if (!o.out_dir.empty()) {
+        const MessagesWritten m =
+            write_run_outputs(o.out_dir, s, prepared, outcome, o.trace_limit, o.messages);
+        if (m.sampled && !o.quiet)
+            fmt::print(stderr, "clustersim: messages.csv holds {}\n", m.what);
+    }
     if (o.scenario.json)
         std::cout << json_text(outcome.results, 2) << "\n";
     else if (!o.quiet)
@@ -92,6 +98,14 @@ Subcommand add_run(CLI::App& app) {
                     "at most this many events in trace.json (messages are cut first)")
         ->check(CLI::Range(std::uint64_t{100}, std::uint64_t{1} << 40));
     sub->add_flag("--report", o->report, "also write report.html under --out");
+    sub->add_option("--messages", o->messages,
+                    "messages.csv: none, sample (node 0's GPUs), all; default all up to a "
+                    "million messages, else sample")
+        ->transform(CLI::CheckedTransformer(
+            std::map<std::string, MessagesChoice>{{"none", MessagesChoice::None},
+                                                  {"sample", MessagesChoice::Sample},
+                                                  {"all", MessagesChoice::All}},
+            CLI::ignore_case));
     sub->add_flag("--baseline", o->baseline,
                   "also run it without its faults: results gain baseline and delta");
     return {sub, [o] { return run(*o); }};

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <set>
+#include <variant>
 
 #include "sim/percentiles.hpp"
 #include "tools/scenario/build.hpp"
@@ -146,6 +147,40 @@ Json load_json(const Scenario& s, const Topology& t, const Topology& simulated,
     return l;
 }
 
+Json resolved_scenario_json(const Scenario& s) {
+    Json out = Json::object();
+    for (const auto& [path, value] : s.resolved) {
+        Json* at = &out;
+        std::size_t from = 0;
+        while (true) {
+            const std::size_t dot = path.find('.', from);
+            std::string part = path.substr(from, dot == std::string::npos ? dot : dot - from);
+            // `faults[2]`: element 2 of the list `faults`.
+            std::size_t index = 0;
+            bool element = false;
+            if (const auto b = part.find('['); b != std::string::npos && part.back() == ']') {
+                index = std::stoul(part.substr(b + 1, part.size() - b - 2));
+                part = part.substr(0, b);
+                element = true;
+            }
+            if (!at->is_object() && !at->is_null()) break;  // a value where a section would be
+            Json* next = &(*at)[part];
+            if (element) {
+                if (!next->is_array()) *next = Json::array();
+                while (next->size() <= index) next->push_back(Json::object());
+                next = &(*next)[index];
+            }
+            if (dot == std::string::npos) {
+                std::visit([&](const auto& v) { *next = v; }, value);
+                break;
+            }
+            at = next;
+            from = dot + 1;
+        }
+    }
+    return out;
+}
+
 Json tool_json() {
     const BuildInfo& b = build_info();
     return {{"version", b.version}, {"commit", b.commit}, {"build", b.build}};
@@ -155,6 +190,7 @@ Json run_results_json(const Scenario& s, const Topology& t, const Topology& simu
                       std::uint32_t endpoints, const Workload& w, const SimulationResult& r) {
     Json j;
     j["tool"] = tool_json();
+    j["resolved_scenario"] = resolved_scenario_json(s);
     j["scenario"] = s.name;
     j["seed"] = s.seed;
     j["status"] = status_name(r.status);
@@ -341,25 +377,6 @@ std::string queues_csv(const PortGraph& graph, const SimulationResult& r) {
         out += fmt::format("{:.6f},{},{},{},{},{},{},{}\n", q.at.us(), q.channel,
                            node(channels[q.channel].from), node(channels[q.channel].to),
                            q.queued_bytes, q.paused ? 1 : 0, q.drops, q.ecn_marks);
-    return out;
-}
-
-std::string messages_csv(const Workload& w, const SimulationResult& r) {
-    std::string out = "id,src,dst,bytes,start_us,end_us,latency_us\n";
-    out.reserve(w.messages.size() * 48);
-    for (std::size_t i = 0; i < w.messages.size(); ++i) {
-        const auto& spec = w.messages[i];
-        const auto& st = r.messages[i];
-        const std::string start =
-            st.started == Time::never() ? "" : fmt::format("{:.6f}", st.started.us());
-        const std::string end =
-            st.finished == Time::never() ? "" : fmt::format("{:.6f}", st.finished.us());
-        const std::string lat = st.finished == Time::never()
-                                    ? ""
-                                    : fmt::format("{:.6f}", (st.finished - st.started).us());
-        out += fmt::format("{},{},{},{},{},{},{}\n", spec.label, spec.src, spec.dst, spec.bytes,
-                           start, end, lat);
-    }
     return out;
 }
 

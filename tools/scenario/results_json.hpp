@@ -19,6 +19,9 @@ inline std::string json_text(const Json& j, int indent = -1) {
     return j.dump(indent, ' ', false, Json::error_handler_t::replace);
 }
 
+/// results.json's `resolved_scenario`: every key the run read, nested as a scenario file
+/// nests them, with the value it used (faults[i] as a list).
+Json resolved_scenario_json(const Scenario& s);
 /// results.json's `tool`: the version, commit and build type that made it (build_info.hpp).
 Json tool_json();
 
@@ -28,7 +31,6 @@ Json inventory_json(const Scenario& s, const Topology& t, const CostBreakdown& c
 Json run_results_json(const Scenario& s, const Topology& t, const Topology& simulated,
                       std::uint32_t endpoints, const Workload& w, const SimulationResult& r);
 std::string run_summary_table(const Json& results);
-std::string messages_csv(const Workload& w, const SimulationResult& r);
 /// The sampled egress queues (sim.sample_us): time_us, channel, its two ends, queued bytes,
 /// whether PFC held the port.
 std::string queues_csv(const PortGraph& graph, const SimulationResult& r);

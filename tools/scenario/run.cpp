@@ -48,6 +48,7 @@ RunOutcome execute_run(const Scenario& s, const PreparedRun& p, bool progress) {
     if (s.sim.max_time_us > 0) so.max_time = Time::from_us(s.sim.max_time_us);
     so.max_events = s.sim.max_events;
     so.progress = progress;
+    so.expected_events = p.estimate.events;
     so.fingerprint = s.sim.fingerprint;
     so.faults = &p.faults.plan;
     RunOutcome o;
@@ -87,8 +88,9 @@ void prepare_output_dir(const std::string& dir) {
     }
 }
 
-void write_run_outputs(const std::string& dir_name, const Scenario& s, const PreparedRun& p,
-                       const RunOutcome& o, std::uint64_t trace_limit) {
+MessagesWritten write_run_outputs(const std::string& dir_name, const Scenario& s,
+                                  const PreparedRun& p, const RunOutcome& o,
+                                  std::uint64_t trace_limit, MessagesChoice messages) {
     const std::filesystem::path dir(dir_name);
     const SimulationResult& r = o.result;
     const Workload& w = p.workload;
@@ -98,7 +100,11 @@ void write_run_outputs(const std::string& dir_name, const Scenario& s, const Pre
     const std::string results = json_text(o.results, 2) + "\n";
     std::error_code ec;
     std::filesystem::remove(dir / "results.json", ec);
-    write_file_atomically((dir / "messages.csv").string(), messages_csv(w, r));
+    MessagesWritten written;
+    write_stream_atomically((dir / "messages.csv").string(), [&](std::ostream& out) {
+        written =
+            write_messages_csv(out, w, r, p.moe ? &*p.moe : nullptr, f.node_layout(), messages);
+    });
     write_file_atomically((dir / "links.csv").string(),
                           links_csv(f.fabric, f.simulated(), f.node_layout(), r));
     write_file_atomically((dir / "nics.csv").string(),
@@ -113,6 +119,7 @@ void write_run_outputs(const std::string& dir_name, const Scenario& s, const Pre
         std::filesystem::remove(dir / "queues.csv",
                                 ec);  // an earlier run's samples, not this one's
     write_file_atomically((dir / "results.json").string(), results);
+    return written;
 }
 
 std::string run_stop_report(const Scenario& s, const PreparedRun& p, const SimulationResult& r) {

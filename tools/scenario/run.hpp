@@ -9,6 +9,7 @@
 #include "tools/scenario/build.hpp"
 #include "tools/scenario/estimate.hpp"
 #include "tools/scenario/faults.hpp"
+#include "tools/scenario/messages_csv.hpp"
 #include "tools/scenario/results_json.hpp"
 #include "tools/scenario/scenario.hpp"
 
@@ -41,9 +42,10 @@ const std::vector<std::string>& run_output_files();
 /// Creates `dir` and checks that every output file can be written as a file, before anything
 /// runs: never a half-written output after a long simulation. Throws InputError.
 void prepare_output_dir(const std::string& dir);
-/// Writes every output file of a finished run, each atomically.
-void write_run_outputs(const std::string& dir, const Scenario& s, const PreparedRun& p,
-                       const RunOutcome& o, std::uint64_t trace_limit);
+/// Writes every output file of a finished run, each atomically; says what messages.csv holds.
+MessagesWritten write_run_outputs(const std::string& dir, const Scenario& s, const PreparedRun& p,
+                                  const RunOutcome& o, std::uint64_t trace_limit,
+                                  MessagesChoice messages = MessagesChoice::Auto);
 
 /// Why a run did not complete, with its first unfinished messages (empty when it completed).
 std::string run_stop_report(const Scenario& s, const PreparedRun& p, const SimulationResult& r);

@@ -16,6 +16,7 @@
 #include "tools/scenario/loader.hpp"
 #include "tools/scenario/schema.hpp"
 #include "topologies/topology_kinds.hpp"
+#include "traffic/workload_kinds.hpp"
 
 namespace clustersim {
 namespace {
@@ -42,20 +43,81 @@ class Filler {
         fill_keys();
         scenario_.values = values_;
         scenario_.faults = read_faults(scenario_);
+        resolve_rows();
+        scenario_.resolved = std::move(resolved_);
         return std::move(scenario_);
     }
 
   private:
+    // Every value read here is the one the run uses (set, a preset's, a default): recorded as
+    // read, it is results.json's resolved_scenario (the last read of a key wins).
     bool has(const std::string& p) const { return values_.has(p); }
-    std::uint64_t integer_or(const std::string& p, std::uint64_t dflt) const {
-        return values_.integer_or(p, dflt);
+    std::uint64_t integer_or(const std::string& p, std::uint64_t dflt) {
+        const std::uint64_t v = values_.integer_or(p, dflt);
+        if (writable(p, static_cast<double>(v))) resolved_[p] = v;
+        return v;
     }
-    std::uint32_t u32_or(const std::string& p, std::uint64_t dflt) const {
+    // A default that the key's range does not admit (0 for `auto`, `what the topology needs`)
+    // is a placeholder, not a value: the build decides, and the results say what it chose.
+    bool writable(const std::string& p, double v) const {
+        if (has(p)) return true;
+        const KeySpec* k = find_key(p);
+        return !k || (v >= k->min && v <= k->max);
+    }
+    std::uint32_t u32_or(const std::string& p, std::uint64_t dflt) {
         return static_cast<std::uint32_t>(integer_or(p, dflt));  // schema ranges fit 32 bits
     }
-    double number_or(const std::string& p, double dflt) const { return values_.number_or(p, dflt); }
-    std::string text_or(const std::string& p, const std::string& dflt) const {
-        return values_.text_or(p, dflt);
+    double number_or(const std::string& p, double dflt) {
+        const double v = values_.number_or(p, dflt);
+        if (writable(p, v)) resolved_[p] = v;
+        return v;
+    }
+    std::string text_or(const std::string& p, const std::string& dflt) {
+        std::string v = values_.text_or(p, dflt);
+        if (v.empty() && !has(p)) return v;  // unset and nothing in its place
+        const KeySpec* k = find_key(p);
+        if (!has(p) && k && !k->choices.empty() &&
+            std::find(k->choices.begin(), k->choices.end(), v) == k->choices.end())
+            return v;  // a placeholder, as above
+        if (k && k->type == KeyType::Boolean)
+            resolved_[p] = v == "true";
+        else
+            resolved_[p] = v;
+        return v;
+    }
+    // The chosen rows' own keys (routing policy, congestion control, topology and workload
+    // kind), as set or at their fixed defaults; a key a kind derives from the fabric's size has
+    // no fixed default and shows in results' topology section instead.
+    void resolve_rows() {
+        const Scenario& s = scenario_;
+        auto add = [&](const std::vector<KeySpec>& keys) {
+            for (const KeySpec& k : keys) {
+                if (k.type == KeyType::Integer && (has(k.path) || k.default_number))
+                    resolved_[k.path] = values_.integer(k);
+                else if (k.type == KeyType::Number && (has(k.path) || k.default_number))
+                    resolved_[k.path] = values_.number(k);
+                else if (k.type == KeyType::Boolean && (has(k.path) || k.default_text_value))
+                    resolved_[k.path] = values_.text(k) == "true";
+                else if (k.type == KeyType::String && (has(k.path) || k.default_text_value))
+                    resolved_[k.path] = values_.text(k);
+            }
+        };
+        add(routing_policies()[s.network.routing_params.policy].keys);
+        if (const auto cc = congestion_controls().index_of(s.network.congestion_control);
+            cc != kNoEntry)
+            add(congestion_controls()[cc].keys);
+        if (const TopologyKind* t = find_topology_kind(s.topology.kind)) add(t->keys);
+        if (const WorkloadKind* w = find_workload_kind(s.workload.kind)) add(w->keys);
+        resolved_["topology.kind"] = s.topology.kind;  // a moe workload alone stands on mpft
+        resolved_.erase("workload.kind");
+        if (!s.workload.kind.empty()) resolved_["workload.kind"] = s.workload.kind;
+        // The faults as given, each entry's keys under faults[i].
+        for (const auto& [p, v] : values_.integers)
+            if (p.rfind("faults[", 0) == 0) resolved_[p] = v;
+        for (const auto& [p, v] : values_.numbers)
+            if (p.rfind("faults[", 0) == 0) resolved_[p] = v;
+        for (const auto& [p, v] : values_.texts)
+            if (p.rfind("faults[", 0) == 0) resolved_[p] = v;
     }
 
     void fill_keys() {
@@ -366,6 +428,7 @@ class Filler {
                                      "kind: lognormal)");
             return;
         }
+        resolved_.erase("workload.kv_length");  // a distribution, its keys below
         d.kind = enum_of(kKvLengthKindNames, text_or("workload.kv_length.kind", "uniform"),
                          KvLengthKind::Uniform);
         d.min_tokens = u32_or("workload.kv_length.min", 1);
@@ -394,6 +457,7 @@ class Filler {
 
     std::string path_;
     KeyValues values_;
+    std::map<std::string, ResolvedValue> resolved_;
     std::set<std::string> overridden_;
     Scenario scenario_;
 };

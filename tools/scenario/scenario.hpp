@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "models/hardware/hardware_catalog.hpp"
@@ -23,6 +24,9 @@ struct SourcePosition {
     std::string file;  // scenario file, or "--set"
     std::uint32_t line = 0, column = 0;
 };
+
+/// A key's value as the run uses it (results.json's resolved_scenario).
+using ResolvedValue = std::variant<std::uint64_t, double, bool, std::string>;
 
 struct Scenario {
     std::string file;  // path as given
@@ -151,6 +155,8 @@ struct Scenario {
 
     std::map<std::string, SourcePosition> positions;
     KeyValues values;  // every key as set and validated: what a kind's row parses at build time
+    // Every key the run reads, with the value it uses (set, a preset's or a default), by path.
+    std::map<std::string, ResolvedValue> resolved;
 
     /// An InputError pointing at `key` (where it was set, or at the file if it was defaulted).
     InputError error_at(const std::string& key, const std::string& message) const;

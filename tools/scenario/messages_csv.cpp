@@ -1,0 +1,88 @@
+#include "tools/scenario/messages_csv.hpp"
+
+#include <fmt/format.h>
+
+#include <vector>
+
+namespace clustersim {
+namespace {
+
+struct Tag {
+    std::uint8_t phase = 0;  // 0 none, 1 dispatch, 2 combine
+    std::uint8_t pass = 0;   // 0 forward, 1 backward, 2 mtp
+    std::uint32_t layer = 0, micro_batch = 0;
+};
+
+std::vector<Tag> moe_tags(const MoeRun& run, std::size_t messages) {
+    std::vector<Tag> tags(messages);
+    for (const MoeAllToAllRange& a : run.all_to_alls) {
+        const auto pass = static_cast<std::uint8_t>(a.backward ? 1 : a.mtp ? 2 : 0);
+        const std::uint32_t layer = a.mtp ? a.layer - run.simulated_layers : a.layer;
+        for (std::uint32_t i = a.dispatch_first; i < a.dispatch_last && i < messages; ++i)
+            tags[i] = Tag{1, pass, layer, a.micro_batch};
+        for (std::uint32_t i = a.combine_first; i < a.combine_last && i < messages; ++i)
+            tags[i] = Tag{2, pass, layer, a.micro_batch};
+    }
+    return tags;
+}
+
+}  // namespace
+
+MessagesWritten write_messages_csv(std::ostream& out, const Workload& w, const SimulationResult& r,
+                                   const MoeRun* moe, const NodeLayout* layout,
+                                   MessagesChoice choice) {
+    MessagesWritten done;
+    done.messages = w.messages.size();
+    if (choice == MessagesChoice::Auto)
+        choice = done.messages > kAllMessagesUpTo ? MessagesChoice::Sample : MessagesChoice::All;
+    out << "id,src,dst,bytes,start_us,end_us,latency_us,phase,pass,layer,micro_batch,path\n";
+    if (choice == MessagesChoice::None) {
+        done.what = "none (--messages none)";
+        return done;
+    }
+    // The sample: node 0's GPUs (or the first 8 NICs), everything they send or receive.
+    const std::uint32_t sample_gpus = layout ? layout->gpus_per_node : 8;
+    auto in_sample = [&](const MessageSpec& m) {
+        return m.src < sample_gpus || m.dst < sample_gpus;
+    };
+    done.sampled = choice == MessagesChoice::Sample;
+    const std::vector<Tag> tags = moe ? moe_tags(*moe, w.messages.size()) : std::vector<Tag>{};
+    constexpr const char* kPhase[] = {"", "dispatch", "combine"};
+    constexpr const char* kPass[] = {"forward", "backward", "mtp"};
+    std::string line;
+    for (std::size_t i = 0; i < w.messages.size(); ++i) {
+        const MessageSpec& m = w.messages[i];
+        if (done.sampled && !in_sample(m)) continue;
+        const MessageState& st = r.messages[i];
+        line.clear();
+        fmt::format_to(std::back_inserter(line), "{},{},{},{},", m.label, m.src, m.dst, m.bytes);
+        if (st.started != Time::never())
+            fmt::format_to(std::back_inserter(line), "{:.6f}", st.started.us());
+        line += ',';
+        if (st.finished != Time::never())
+            fmt::format_to(std::back_inserter(line), "{:.6f},{:.6f}", st.finished.us(),
+                           (st.finished - st.started).us());
+        else
+            line += ',';
+        if (!tags.empty() && tags[i].phase != 0)
+            fmt::format_to(std::back_inserter(line), ",{},{},{},{},", kPhase[tags[i].phase],
+                           kPass[tags[i].pass], tags[i].layer, tags[i].micro_batch);
+        else
+            line += ",,,,,";
+        const bool same_node = layout && layout->node_of_gpu(m.src) == layout->node_of_gpu(m.dst);
+        line += !layout                                                       ? "network"
+                : same_node && !w.sent_via_nic(static_cast<std::uint32_t>(i)) ? "nvlink"
+                                                                              : "rdma";
+        line += '\n';
+        out << line;
+        ++done.rows;
+    }
+    done.what = done.sampled ? fmt::format(
+                                   "a sample: the {} of {} messages that node 0's {} GPUs "
+                                   "sent or received, every layer (--messages all: every one)",
+                                   done.rows, done.messages, sample_gpus)
+                             : "all";
+    return done;
+}
+
+}  // namespace clustersim
