@@ -24,6 +24,7 @@ import matplotlib
 
 matplotlib.use("svg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 # Byte-reproducible SVG: fixed ids (svg.hashsalt) and no date; text drawn as given, never parsed
 # as mathtext (a '$' in a tier name from a hand-edited CSV is text).
@@ -191,18 +192,126 @@ def link_utilisation(path):
 
 
 def nic_load(path):
+    """Per-NIC load as a sorted curve (readable at 2,048 NICs, where bars are a solid block),
+    the hottest NIC named."""
     rows = [r for r in iter_csv(path, ["kind", "index", "bytes_sent", "bytes_received"])
             if r["kind"] == "nic"]
+    load = sorted(((number(path, r, "bytes_sent", False) + number(path, r, "bytes_received", False))
+                   / 1e6, int(number(path, r, "index", False))) for r in rows)
+    load.reverse()
     fig, ax = plt.subplots(figsize=(6, 3.2))
-    x = [number(path, r, "index", False) for r in rows]
-    ax.bar(x, [number(path, r, "bytes_sent", False) / 1e6 for r in rows], width=1.0, label="sent")
-    ax.bar(x, [-number(path, r, "bytes_received", False) / 1e6 for r in rows], width=1.0,
-           label="received")
-    ax.set_xlabel("NIC")
-    ax.set_ylabel("MB (received below zero)")
-    ax.set_title("Per-NIC load")
-    ax.legend(loc="upper right")
+    if load:
+        ax.plot(range(1, len(load) + 1), [v for v, _ in load], color="tab:blue")
+        mean = sum(v for v, _ in load) / len(load)
+        ax.axhline(mean, color="tab:gray", linestyle="--", label=f"mean {mean:.1f} MB")
+        top, nic = load[0]
+        ax.annotate(f"hottest: NIC {nic}, {top:.1f} MB ({top / mean:.2f} x the mean)"
+                    if mean > 0 else f"hottest: NIC {nic}", xy=(1, top), xytext=(0.3, 0.9),
+                    textcoords="axes fraction", arrowprops={"arrowstyle": "->"})
+        ax.legend(loc="lower left")
+    ax.set_xlabel("NICs, busiest first (rank)")
+    ax.set_ylabel("bytes sent + received [MB]")
+    ax.set_title("Per-NIC load, sorted")
+    ax.grid(alpha=0.3)
     return svg(fig, "nic-load")
+
+
+def step_breakdown(path, results):
+    """A decode (or prefill, training) step split into compute, compute lost to communication
+    kernels' SMs, and communication left exposed; per output token beside it."""
+    for phase in ("decode", "prefill", "training"):
+        sec = field(path, results, phase, dict)
+        if sec is None:
+            continue
+        compute = field(path, sec, "compute_ms", float)
+        lost = field(path, sec, "compute_slowdown_ms", float, 0.0)
+        exposed = field(path, sec, "exposed_comm_ms", float)
+        step = field(path, sec, "step_ms", float)
+        if None in (compute, exposed, step) or step <= 0:
+            return ""
+        tpot = field(path, sec, "tpot_ms", float)
+        bars = [("step", 1.0)] + ([("per output token", tpot / step)] if tpot else [])
+        fig, ax = plt.subplots(figsize=(6, 1.0 + 0.6 * len(bars)))
+        for i, (label, scale) in enumerate(bars):
+            left = 0.0
+            for part, value, colour in (("compute", compute, "tab:green"),
+                                        ("compute lost to communication SMs", lost, "tab:olive"),
+                                        ("exposed communication", exposed, "tab:red")):
+                ax.barh(i, value * scale, left=left, color=colour, label=part if i == 0 else None)
+                left += value * scale
+        ax.set_yticks(range(len(bars)), [b[0] for b in bars])
+        ax.invert_yaxis()
+        ax.set_xlabel("time [ms]")
+        ax.set_title(f"{phase}: where a step's {step:.2f} ms go" +
+                     (f" (TPOT {tpot:.2f} ms)" if tpot else ""))
+        ax.legend(loc="lower right", fontsize=7)
+        ax.grid(alpha=0.3, axis="x")
+        return svg(fig, "step-breakdown")
+    return ""
+
+
+def layer_all_to_alls(path, results):
+    """Dispatch and combine of every simulated layer as it ran: a fault's stalled layer, the
+    pipeline's fill, the MTP module."""
+    for phase in ("decode", "prefill", "training"):
+        sec = field(path, results, phase, dict)
+        if sec is None:
+            continue
+        timeline = field(path, sec, "timeline", list, [])
+        if not timeline:
+            return ""
+        labels, dispatch, combine = [], [], []
+        for i, t in enumerate(timeline):
+            if not isinstance(t, dict):
+                raise BadInput(path, f"{phase}.timeline[{i}]: expected a JSON object")
+            labels.append(f"{field(path, t, 'pass', str, '')} {field(path, t, 'layer', float, '')}")
+            dispatch.append(field(path, t, "dispatch_us", float, 0.0))
+            combine.append(field(path, t, "combine_us", float, 0.0))
+        fig, ax = plt.subplots(figsize=(6, 0.35 * len(labels) + 1.2))
+        y = range(len(labels))
+        ax.barh([v - 0.2 for v in y], dispatch, height=0.4, color="tab:blue", label="dispatch")
+        ax.barh([v + 0.2 for v in y], combine, height=0.4, color="tab:orange", label="combine")
+        ax.set_yticks(list(y), labels)
+        ax.invert_yaxis()
+        ax.set_xlabel("all-to-all time, mean over micro-batches [us]")
+        ax.set_title(f"{phase}: dispatch and combine per simulated layer")
+        ax.legend(loc="lower right")
+        ax.grid(alpha=0.3, axis="x")
+        return svg(fig, "layer-all-to-alls")
+    return ""
+
+
+def node_matrix(messages_path, nics_path, results):
+    """Bytes between nodes (sender's node x receiver's node), from messages.csv; a sample says
+    so in the title."""
+    node_of = {}
+    for r in iter_csv(nics_path, ["kind", "index", "node"]):
+        if r["kind"] == "gpu":
+            node_of[int(number(nics_path, r, "index", False))] = int(number(nics_path, r, "node", False))
+    if not node_of:
+        return ""  # bare NICs: no nodes
+    nodes = max(node_of.values()) + 1
+    if nodes < 2 or nodes > 512:
+        return ""
+    m = [[0.0] * nodes for _ in range(nodes)]
+    rows = 0
+    for r in iter_csv(messages_path, ["src", "dst", "bytes"]):
+        s = node_of.get(int(number(messages_path, r, "src", False)))
+        t = node_of.get(int(number(messages_path, r, "dst", False)))
+        if s is not None and t is not None:
+            m[s][t] += number(messages_path, r, "bytes", False) / 1e6
+            rows += 1
+    count = field(messages_path, field(messages_path, results, "messages", dict, {}), "count", float)
+    sampled = count is not None and rows < count
+    fig, ax = plt.subplots(figsize=(5.2, 4.4))
+    im = ax.imshow(m, cmap="viridis", interpolation="nearest")
+    fig.colorbar(im, ax=ax, label="MB")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel("receiving node")
+    ax.set_ylabel("sending node")
+    ax.set_title("Traffic between nodes" + (" (messages.csv holds a sample)" if sampled else ""))
+    return svg(fig, "node-matrix")
 
 
 def step_timeline(path):
@@ -256,10 +365,14 @@ def summary_table(path, results):
     for phase in ("decode", "prefill", "training"):
         d = field(path, results, phase, dict)
         if d is not None:
-            for k in ("tpot_ms", "step_ms", "tokens_per_s_per_gpu", "dispatch_us", "combine_us"):
+            for k, words, unit in (("tpot_ms", "time per output token", "ms"),
+                                   ("step_ms", "step", "ms"),
+                                   ("tokens_per_s_per_gpu", "tokens/s per GPU", ""),
+                                   ("dispatch_us", "dispatch", "us"),
+                                   ("combine_us", "combine", "us")):
                 v = field(path, d, k, float)
                 if v is not None:
-                    add(f"{phase} {k}", f"{v:.3f}")
+                    add(f"{phase}: {words}", f"{v:.3f} {unit}".strip())
     return '<table class="summary">' + "".join(rows) + "</table>"
 
 
@@ -417,9 +530,12 @@ def main():
         title = f"clustersim sweep: {os.path.basename(field(results_path, results, 'sweep', str, ''))}"
     else:
         body = [summary_table(results_path, results), faults_section(results_path, results),
+                step_breakdown(results_path, results),
+                layer_all_to_alls(results_path, results),
                 latency_cdf(os.path.join(d, "messages.csv")),
                 link_utilisation(os.path.join(d, "links.csv")),
-                nic_load(os.path.join(d, "nics.csv"))]
+                nic_load(os.path.join(d, "nics.csv")),
+                node_matrix(os.path.join(d, "messages.csv"), os.path.join(d, "nics.csv"), results)]
         trace_path = os.path.join(d, "trace.json")
         if os.path.lexists(trace_path):
             body.append(step_timeline(trace_path))
