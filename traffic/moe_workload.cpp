@@ -62,7 +62,7 @@ class StepBuilder {
                 a.combine_sent.assign(ep_, {});
                 attention(a);
                 experts(a);
-                MoeAllToAllRange range{a.layer, mb, a.backward, a.mtp, 0, 0, 0, 0};
+                MoeAllToAllRange range{a.layer, mb, a.backward, a.mtp, 0, 0, 0, 0, a.expert};
                 range.dispatch_first = message_count();
                 dispatch(a);
                 range.dispatch_last = message_count();
@@ -134,7 +134,7 @@ class StepBuilder {
                                 : a.mtp      ? head + run_.mtp_attention_before_core
                                              : run_.attention_before_core;
             if (!five_stage_) {
-                a.attn[g] = add_compute(a, g, t);
+                a.attn[g] = add_compute(a, g, t, MoeComputeStage::Attention);
                 if (ready[g] == kNone)
                     w_.computes[a.attn[g]].start = Time::zero();
                 else
@@ -145,8 +145,8 @@ class StepBuilder {
             // Each task behind an entry join that its program predecessor also raises
             // (order_five_stage), but for the GPU's very first.
             FiveStageTasks& f = five_stage(a, g);
-            f.attn0 = add_compute(a, g, before);
-            a.attn[g] = f.attn1 = add_compute(a, g, t - before);
+            f.attn0 = add_compute(a, g, before, MoeComputeStage::AttentionBefore);
+            a.attn[g] = f.attn1 = add_compute(a, g, t - before, MoeComputeStage::CoreAttention);
             if (a.pass == 0 && a.micro_batch == 0) {
                 w_.computes[f.attn0].start = Time::zero();
             } else {
@@ -226,9 +226,10 @@ class StepBuilder {
     }
 
   private:
-    std::uint32_t add_compute(const AllToAll& a, std::uint32_t g, Time t) {
+    std::uint32_t add_compute(const AllToAll& a, std::uint32_t g, Time t, MoeComputeStage stage) {
         run_.nominal_compute_ps += t.ps();
-        return w_.add_compute(ComputeSpec{phys(a, g), t, Time::never(), 0});
+        return w_.add_compute(
+            ComputeSpec{phys(a, g), t, Time::never(), static_cast<std::uint64_t>(stage)});
     }
 
     // Expert compute on every GPU once all its dispatched tokens (and its own attention) are
@@ -258,7 +259,7 @@ class StepBuilder {
             if (!five_stage_) {
                 w_.depend({TaskKind::Compute, a.attn[g]}, Completion::Done,
                           {TaskKind::Join, a.gate[g]});
-                a.expert[g] = add_compute(a, g, routed + shared);
+                a.expert[g] = add_compute(a, g, routed + shared, MoeComputeStage::Experts);
                 w_.depend({TaskKind::Join, a.gate[g]}, Completion::Done,
                           {TaskKind::Compute, a.expert[g]});
                 continue;
@@ -267,12 +268,12 @@ class StepBuilder {
             // counts the GPU's own ATTN-1, not the shared expert, which program order already
             // runs before the routed experts.
             FiveStageTasks& f = five_stage(a, g);
-            f.shared = add_compute(a, g, shared);
+            f.shared = add_compute(a, g, shared, MoeComputeStage::SharedExpert);
             w_.depend({TaskKind::Compute, a.attn[g]}, Completion::Done,
                       {TaskKind::Compute, f.shared});
             w_.depend({TaskKind::Compute, a.attn[g]}, Completion::Done,
                       {TaskKind::Join, a.gate[g]});
-            a.expert[g] = f.mlp = add_compute(a, g, routed);
+            a.expert[g] = f.mlp = add_compute(a, g, routed, MoeComputeStage::RoutedExperts);
             f.mlp_entry = entry(f.mlp, 1);
             w_.depend({TaskKind::Join, a.gate[g]}, Completion::Done, {TaskKind::Join, f.mlp_entry});
         }
@@ -772,6 +773,26 @@ void lose_ranks(MoeRun& run) {
             m.bytes = 0;
     for (ComputeSpec& c : run.workload.computes)
         if (c.gpu < lost.size() && lost[c.gpu]) c.duration = Time::zero();
+}
+
+std::string_view moe_compute_stage_name(std::uint64_t label) {
+    switch (static_cast<MoeComputeStage>(label)) {
+        case MoeComputeStage::Attention:
+            return "attention";
+        case MoeComputeStage::AttentionBefore:
+            return "attention before core (ATTN-0)";
+        case MoeComputeStage::CoreAttention:
+            return "core attention (ATTN-1)";
+        case MoeComputeStage::Experts:
+            return "experts";
+        case MoeComputeStage::SharedExpert:
+            return "shared expert";
+        case MoeComputeStage::RoutedExperts:
+            return "routed experts";
+        case MoeComputeStage::Other:
+            break;
+    }
+    return "compute";
 }
 
 }  // namespace clustersim

@@ -84,7 +84,20 @@ struct MoeAllToAllRange {
     bool mtp = false;                                     // decode: an MTP module's MoE
     std::uint32_t dispatch_first = 0, dispatch_last = 0;  // message indices [first, last)
     std::uint32_t combine_first = 0, combine_last = 0;
+    std::vector<std::uint32_t> experts;  // per rank: the compute task of its routed experts
 };
+
+/// What a MoE compute task is (its ComputeSpec::label): the trace names it so.
+enum class MoeComputeStage : std::uint64_t {
+    Other = 0,
+    Attention,        // attention and router (two-stage)
+    AttentionBefore,  // five-stage ATTN-0: before the core attention
+    CoreAttention,    // five-stage ATTN-1
+    Experts,          // routed and shared experts together (two-stage)
+    SharedExpert,     // five-stage: during the dispatch
+    RoutedExperts,    // five-stage MLP
+};
+std::string_view moe_compute_stage_name(std::uint64_t label);
 
 struct MoeRun {
     MoeRunSpec spec;  // the step it is: tokens, micro-batches, phase, model

@@ -63,10 +63,12 @@ int run(const RunOptions& o) {
         add_baseline(outcome.results, h.results);
     }
     if (!o.out_dir.empty()) {
-        const MessagesWritten m =
+        const RunFilesWritten f =
             write_run_outputs(o.out_dir, s, prepared, outcome, o.trace_limit, o.messages);
-        if (m.sampled && !o.quiet)
-            fmt::print(stderr, "clustersim: messages.csv holds {}\n", m.what);
+        if (f.messages.sampled && !o.quiet)
+            fmt::print(stderr, "clustersim: messages.csv holds {}\n", f.messages.what);
+        if (f.trace_sampled && !o.quiet)
+            fmt::print(stderr, "clustersim: trace.json holds {}\n", f.trace_what);
     }
     if (o.scenario.json)
         std::cout << json_text(outcome.results, 2) << "\n";

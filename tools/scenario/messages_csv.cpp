@@ -7,13 +7,11 @@
 namespace clustersim {
 namespace {
 
-struct Tag {
-    std::uint8_t phase = 0;  // 0 none, 1 dispatch, 2 combine
-    std::uint8_t pass = 0;   // 0 forward, 1 backward, 2 mtp
-    std::uint32_t layer = 0, micro_batch = 0;
-};
+using Tag = MessageTag;
 
-std::vector<Tag> moe_tags(const MoeRun& run, std::size_t messages) {
+}  // namespace
+
+std::vector<MessageTag> moe_message_tags(const MoeRun& run, std::size_t messages) {
     std::vector<Tag> tags(messages);
     for (const MoeAllToAllRange& a : run.all_to_alls) {
         const auto pass = static_cast<std::uint8_t>(a.backward ? 1 : a.mtp ? 2 : 0);
@@ -26,7 +24,22 @@ std::vector<Tag> moe_tags(const MoeRun& run, std::size_t messages) {
     return tags;
 }
 
-}  // namespace
+std::string_view message_phase_name(const MessageTag& t) {
+    constexpr std::string_view kPhase[] = {"", "dispatch", "combine"};
+    return kPhase[t.phase];
+}
+
+std::string_view message_pass_name(const MessageTag& t) {
+    constexpr std::string_view kPass[] = {"forward", "backward", "mtp"};
+    return t.phase == 0 ? std::string_view() : kPass[t.pass];
+}
+
+std::string_view message_path(const Workload& w, std::uint32_t m, const NodeLayout* layout) {
+    if (!layout) return "network";
+    const MessageSpec& s = w.messages[m];
+    return layout->node_of_gpu(s.src) == layout->node_of_gpu(s.dst) && !w.sent_via_nic(m) ? "nvlink"
+                                                                                          : "rdma";
+}
 
 MessagesWritten write_messages_csv(std::ostream& out, const Workload& w, const SimulationResult& r,
                                    const MoeRun* moe, const NodeLayout* layout,
@@ -46,9 +59,8 @@ MessagesWritten write_messages_csv(std::ostream& out, const Workload& w, const S
         return m.src < sample_gpus || m.dst < sample_gpus;
     };
     done.sampled = choice == MessagesChoice::Sample;
-    const std::vector<Tag> tags = moe ? moe_tags(*moe, w.messages.size()) : std::vector<Tag>{};
-    constexpr const char* kPhase[] = {"", "dispatch", "combine"};
-    constexpr const char* kPass[] = {"forward", "backward", "mtp"};
+    const std::vector<Tag> tags =
+        moe ? moe_message_tags(*moe, w.messages.size()) : std::vector<Tag>{};
     std::string line;
     for (std::size_t i = 0; i < w.messages.size(); ++i) {
         const MessageSpec& m = w.messages[i];
@@ -65,14 +77,11 @@ MessagesWritten write_messages_csv(std::ostream& out, const Workload& w, const S
         else
             line += ',';
         if (!tags.empty() && tags[i].phase != 0)
-            fmt::format_to(std::back_inserter(line), ",{},{},{},{},", kPhase[tags[i].phase],
-                           kPass[tags[i].pass], tags[i].layer, tags[i].micro_batch);
+            fmt::format_to(std::back_inserter(line), ",{},{},{},{},", message_phase_name(tags[i]),
+                           message_pass_name(tags[i]), tags[i].layer, tags[i].micro_batch);
         else
             line += ",,,,,";
-        const bool same_node = layout && layout->node_of_gpu(m.src) == layout->node_of_gpu(m.dst);
-        line += !layout                                                       ? "network"
-                : same_node && !w.sent_via_nic(static_cast<std::uint32_t>(i)) ? "nvlink"
-                                                                              : "rdma";
+        line += message_path(w, static_cast<std::uint32_t>(i), layout);
         line += '\n';
         out << line;
         ++done.rows;

@@ -7,12 +7,26 @@
 #include <cstdint>
 #include <ostream>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "models/network/node_layout.hpp"
 #include "models/network/simulation.hpp"
 #include "traffic/moe_workload.hpp"
 
 namespace clustersim {
+
+/// What a MoE message is: its all-to-all's phase, pass, layer and micro-batch.
+struct MessageTag {
+    std::uint8_t phase = 0;  // 0 none, 1 dispatch, 2 combine
+    std::uint8_t pass = 0;   // 0 forward, 1 backward, 2 mtp
+    std::uint32_t layer = 0, micro_batch = 0;
+};
+std::vector<MessageTag> moe_message_tags(const MoeRun& run, std::size_t messages);
+std::string_view message_phase_name(const MessageTag& t);  // "" outside a MoE all-to-all
+std::string_view message_pass_name(const MessageTag& t);
+/// nvlink, rdma (through the NIC), or network (bare NICs: no node model).
+std::string_view message_path(const Workload& w, std::uint32_t m, const NodeLayout* layout);
 
 enum class MessagesChoice : std::uint8_t { Auto, None, Sample, All };
 

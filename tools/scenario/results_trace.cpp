@@ -4,185 +4,325 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
+#include <vector>
 
+#include "tools/scenario/messages_csv.hpp"
 #include "tools/scenario/results_json.hpp"
 
 namespace clustersim {
 namespace {
 
-// Text from input as a JSON string literal: quoted, escaped, invalid UTF-8 replaced.
-std::string json_string(const std::string& text) {
-    return Json(text).dump(-1, ' ', false, Json::error_handler_t::replace);
-}
-
 // Process ids of the tracks.
 constexpr int kStepPid = 1, kGpuPid = 2, kMessagePid = 3, kQueuePid = 4;
 
+// ts and dur in microseconds, as the format wants (doubles keep picosecond order).
+double us(Time t) {
+    return t.us();
+}
+
 class TraceWriter {
   public:
-    TraceWriter(std::ostream& out, std::uint64_t limit) : out_(out), limit_(limit) {
+    explicit TraceWriter(std::ostream& out) : out_(out) {
         out_ << "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
     }
-    bool full() const { return written_ >= limit_; }
-    std::uint64_t written() const { return written_; }
-    // ts and dur in microseconds, as the format wants; six decimals keep picosecond order.
-    void complete(int pid, std::uint64_t tid, const std::string& name, const char* cat, Time start,
-                  Time end) {
-        event(fmt::format(R"({{"ph":"X","pid":{},"tid":{},"name":"{}","cat":"{}","ts":{:.6f},)"
-                          R"("dur":{:.6f}}})",
-                          pid, tid, name, cat, start.us(), (end - start).us()));
+    void write(const Json& e) {
+        out_ << (first_ ? "" : ",\n") << json_text(e);
+        first_ = false;
+        ++events_;
     }
-    void async(int pid, std::uint64_t tid, std::uint64_t id, const std::string& name,
-               const char* cat, Time start, Time end) {
-        if (limit_ - std::min(limit_, written_) < 2) {
-            written_ = limit_;
-            return;
-        }
-        event(fmt::format(R"({{"ph":"b","pid":{},"tid":{},"id":{},"name":"{}","cat":"{}",)"
-                          R"("ts":{:.6f}}})",
-                          pid, tid, id, name, cat, start.us()));
-        event(fmt::format(R"({{"ph":"e","pid":{},"tid":{},"id":{},"name":"{}","cat":"{}",)"
-                          R"("ts":{:.6f}}})",
-                          pid, tid, id, name, cat, end.us()));
+    // An async slice: begin (with its args) and end, matched by category and id.
+    void async(int pid, std::uint64_t tid, const std::string& id, std::string_view name,
+               std::string_view cat, Time from, Time to, Json args) {
+        write({{"ph", "b"},
+               {"pid", pid},
+               {"tid", tid},
+               {"id", id},
+               {"name", name},
+               {"cat", cat},
+               {"ts", from.us()},
+               {"args", std::move(args)}});
+        write({{"ph", "e"},
+               {"pid", pid},
+               {"tid", tid},
+               {"id", id},
+               {"name", name},
+               {"cat", cat},
+               {"ts", to.us()}});
     }
-    void counter(int pid, const char* name, Time at, std::uint64_t value) {
-        event(fmt::format(R"({{"ph":"C","pid":{},"name":"{}","ts":{:.6f},"args":{{"bytes":{}}}}})",
-                          pid, name, at.us(), value));
+    // A flow arrow on one track, bound to the slice that encloses its end.
+    void flow(int pid, std::uint64_t tid, const std::string& id, std::string_view name,
+              std::string_view cat, Time from, Time to) {
+        write({{"ph", "s"},
+               {"pid", pid},
+               {"tid", tid},
+               {"id", id},
+               {"name", name},
+               {"cat", cat},
+               {"ts", from.us()}});
+        write({{"ph", "f"},
+               {"bp", "e"},
+               {"pid", pid},
+               {"tid", tid},
+               {"id", id},
+               {"name", name},
+               {"cat", cat},
+               {"ts", to.us()}});
     }
-    void percent(int pid, const char* name, Time at, double value) {
-        event(fmt::format(R"({{"ph":"C","pid":{},"name":"{}","ts":{:.6f},"args":{{"%":{:.3f}}}}})",
-                          pid, name, at.us(), 100 * value));
-    }
-    void process_name(int pid, const std::string& name) {
-        meta(fmt::format(R"({{"ph":"M","pid":{},"name":"process_name","args":{{"name":"{}"}}}})",
-                         pid, name));
-    }
-    void thread_name(int pid, std::uint64_t tid, const std::string& name) {
-        meta(fmt::format(
-            R"({{"ph":"M","pid":{},"tid":{},"name":"thread_name","args":{{"name":"{}"}}}})", pid,
-            tid, name));
-    }
-    void finish(const std::string& scenario_json, bool truncated) {
-        meta(fmt::format(R"({{"ph":"M","pid":0,"name":"clustersim","args":{{"scenario":{},)"
-                         R"("truncated":{},"events":{}}}}})",
-                         scenario_json, truncated ? "true" : "false", written_));
-        out_ << "\n]}\n";
-    }
+    void finish() { out_ << "\n]}\n"; }
+    std::uint64_t events() const { return events_; }
 
   private:
-    void event(const std::string& e) {
-        if (full()) return;
-        meta(e);
-        ++written_;
-    }
-    void meta(const std::string& e) {
-        out_ << (first_ ? "" : ",\n") << e;
-        first_ = false;
-    }
     std::ostream& out_;
-    std::uint64_t limit_, written_ = 0;
+    std::uint64_t events_ = 0;
     bool first_ = true;
+};
+
+Json name_event(int pid, std::optional<std::uint64_t> tid, const char* what,
+                const std::string& name) {
+    Json e = {{"ph", "M"}, {"pid", pid}, {"name", what}, {"args", {{"name", name}}}};
+    if (tid) e["tid"] = *tid;
+    return e;
+}
+
+// Per MoE all-to-all and GPU: when the GPU's share of it ran, and where its dispatch's last
+// token arrived (what its experts wait for).
+struct GpuShare {
+    Time first_sent = Time::never(), last_done = Time::zero();
+    Time last_arrival = Time::zero();  // dispatch: its last incoming message
 };
 
 }  // namespace
 
-std::uint64_t write_trace(std::ostream& out, const Scenario& s, const PreparedRun& p,
-                          const SimulationResult& r, std::uint64_t limit) {
-    TraceWriter t(out, limit);
+TraceWritten write_trace(std::ostream& out, const Scenario& s, const PreparedRun& p,
+                         const SimulationResult& r, std::uint64_t limit) {
     const Workload& w = p.workload;
+    const NodeLayout* layout = p.fabric.node_layout();
     const std::uint32_t endpoints = p.fabric.endpoints();
-    const bool gpus = p.fabric.node_layout() != nullptr;
-    t.process_name(kGpuPid, gpus ? "GPUs" : "endpoints");
-    for (std::uint32_t g = 0; g < endpoints; ++g)
-        t.thread_name(kGpuPid, g, fmt::format("{} {}", gpus ? "GPU" : "endpoint", g));
+    const std::vector<MessageTag> tags =
+        p.moe ? moe_message_tags(*p.moe, w.messages.size()) : std::vector<MessageTag>{};
+    auto done = [&](std::size_t m) {
+        return r.messages[m].started != Time::never() && r.messages[m].finished != Time::never();
+    };
 
-    // MoE: each all-to-all once (the step's figures average these), then each GPU's share.
+    // What each GPU's track costs: its compute slices, its all-to-all slices and flows, the
+    // messages it sends (async: two events each).
+    std::vector<std::uint64_t> cost(endpoints, 0);
+    for (std::size_t c = 0; c < w.computes.size(); ++c)
+        if (r.computes[c].finished != Time::never()) ++cost[w.computes[c].gpu];
+    for (std::size_t m = 0; m < w.messages.size(); ++m)
+        if (done(m)) cost[w.messages[m].src] += 2;
+    std::uint64_t global = 16 + r.utilisation_samples.size() + r.queue_samples.size();
     if (p.moe) {
-        t.process_name(kStepPid, "all-to-alls");
-        t.thread_name(kStepPid, 0, "dispatch and combine");
-        auto span = [&](std::uint32_t first, std::uint32_t last, Time& start, Time& end) {
-            start = Time::never();
-            end = Time::zero();
-            for (std::uint32_t i = first; i < last; ++i) {
-                if (r.messages[i].first_sent != Time::never())
-                    start = std::min(start, r.messages[i].first_sent);
-                if (r.messages[i].finished != Time::never())
-                    end = std::max(end, r.messages[i].finished);
-            }
-            return start != Time::never();
-        };
-        std::uint64_t id = 0;
+        const std::uint64_t per_gpu = 2 * 2 + 4;  // dispatch and combine slices, two flows
+        global += 2 * p.moe->all_to_alls.size();
+        for (std::uint32_t g = 0; g < endpoints; ++g)
+            cost[g] += per_gpu * p.moe->all_to_alls.size();
+    }
+    // The GPUs kept: all, or the most, spread evenly (GPU i * N / k), that fit the limit.
+    auto chosen = [&](std::uint32_t k) {
+        std::vector<std::uint32_t> g;
+        for (std::uint32_t i = 0; i < k; ++i)
+            g.push_back(static_cast<std::uint32_t>(std::uint64_t{i} * endpoints / k));
+        return g;
+    };
+    auto total = [&](const std::vector<std::uint32_t>& gpus) {
+        std::uint64_t t = global + 2 * gpus.size();
+        for (std::uint32_t g : gpus) t += cost[g];
+        return t;
+    };
+    std::uint32_t lo = 0, hi = endpoints;
+    if (total(chosen(endpoints)) > limit) {
+        hi = endpoints - 1;
+        while (lo < hi) {
+            const std::uint32_t mid = (lo + hi + 1) / 2;
+            if (total(chosen(mid)) <= limit)
+                lo = mid;
+            else
+                hi = mid - 1;
+        }
+    }
+    const std::uint32_t keep =
+        endpoints == 0 ? 0 : (total(chosen(endpoints)) <= limit ? endpoints : lo);
+    std::vector<std::uint8_t> kept(endpoints, 0);
+    for (std::uint32_t g : chosen(keep)) kept[g] = 1;
+
+    TraceWritten result;
+    result.gpus = endpoints;
+    result.gpus_kept = keep;
+    result.sampled = keep < endpoints;
+    const bool gpus = layout != nullptr;
+    const char* unit = gpus ? "GPU" : "endpoint";
+    if (result.sampled)
+        result.what =
+            keep == 0
+                ? fmt::format("the all-to-alls only: no {}'s events fit in {} (--trace-limit)",
+                              unit, limit)
+                : fmt::format(
+                      "every event of {} of the {} {}s (every {:.3g}th, all layers, the "
+                      "whole run), to stay within {} events (--trace-limit)",
+                      keep, endpoints, unit, static_cast<double>(endpoints) / keep, limit);
+    TraceWriter t(out);
+    // What this file holds, first: a reader sees a sample before it reads a partial picture.
+    t.write({{"ph", "M"},
+             {"pid", 0},
+             {"name", "clustersim"},
+             {"args",
+              {{"scenario", s.name},
+               {"sampled", result.sampled},
+               {"gpus", endpoints},
+               {"gpus_kept", keep},
+               {"what", result.sampled ? result.what : std::string("every event")}}}});
+    t.write(name_event(kGpuPid, std::nullopt, "process_name", gpus ? "GPUs" : "endpoints"));
+    for (std::uint32_t g = 0; g < endpoints; ++g)
+        if (kept[g]) t.write(name_event(kGpuPid, g, "thread_name", fmt::format("{} {}", unit, g)));
+
+    std::uint64_t flow_id = 0, slice_id = 0;
+    if (p.moe) {
+        t.write(name_event(kStepPid, std::nullopt, "process_name", "all-to-alls"));
+        t.write(name_event(kStepPid, 0, "thread_name", "dispatch and combine"));
         for (const MoeAllToAllRange& a : p.moe->all_to_alls) {
-            // An MTP module's all-to-alls are their own category: dispatch_us and combine_us
-            // are the main layers'.
-            const std::string where =
-                a.mtp ? fmt::format("MTP {} mb{}", a.layer - p.moe->simulated_layers + 1,
-                                    a.micro_batch)
-                      : fmt::format("{} L{} mb{}", a.backward ? "bwd" : "fwd", a.layer,
-                                    a.micro_batch);
+            const std::uint32_t layer = a.mtp ? a.layer - p.moe->simulated_layers : a.layer;
+            const char* pass = a.backward ? "backward" : a.mtp ? "mtp" : "forward";
+            const std::string where = fmt::format("{} {} mb{}", pass, layer, a.micro_batch);
+            std::map<std::uint32_t, GpuShare> dispatch_share, combine_share;
             for (const bool dispatch : {true, false}) {
                 const std::uint32_t first = dispatch ? a.dispatch_first : a.combine_first;
                 const std::uint32_t last = dispatch ? a.dispatch_last : a.combine_last;
+                // An MTP module's all-to-alls are their own category: dispatch_us and
+                // combine_us are the main layers'.
                 const char* kind = a.mtp ? (dispatch ? "mtp_dispatch" : "mtp_combine")
                                          : (dispatch ? "dispatch" : "combine");
-                Time start, end;
-                if (span(first, last, start, end))
-                    t.complete(kStepPid, 0, fmt::format("{} {}", kind, where), kind, start, end);
-                // Per sending GPU: its first byte out to its last message's arrival.
-                std::map<std::uint32_t, std::pair<Time, Time>> by_gpu;
+                auto& share = dispatch ? dispatch_share : combine_share;
+                Time start = Time::never(), end = Time::zero();
+                std::uint64_t bytes = 0;
                 for (std::uint32_t i = first; i < last; ++i) {
                     const MessageState& st = r.messages[i];
                     if (st.first_sent == Time::never() || st.finished == Time::never()) continue;
-                    auto [it, fresh] =
-                        by_gpu.try_emplace(w.messages[i].src, st.first_sent, st.finished);
-                    if (!fresh) {
-                        it->second.first = std::min(it->second.first, st.first_sent);
-                        it->second.second = std::max(it->second.second, st.finished);
-                    }
+                    start = std::min(start, st.first_sent);
+                    end = std::max(end, st.finished);
+                    bytes += w.messages[i].bytes;
+                    GpuShare& mine = share[w.messages[i].src];
+                    mine.first_sent = std::min(mine.first_sent, st.first_sent);
+                    mine.last_done = std::max(mine.last_done, st.finished);
+                    GpuShare& theirs = share[w.messages[i].dst];
+                    theirs.last_arrival = std::max(theirs.last_arrival, st.finished);
                 }
-                for (const auto& [gpu, se] : by_gpu)
-                    t.async(kGpuPid, gpu, id++, fmt::format("{} {}", kind, where), kind, se.first,
-                            se.second);
+                if (start == Time::never()) continue;
+                const Json args = {{"pass", pass},
+                                   {"layer", layer},
+                                   {"micro_batch", a.micro_batch},
+                                   {"messages", last - first},
+                                   {"bytes", bytes}};
+                t.write({{"ph", "X"},
+                         {"pid", kStepPid},
+                         {"tid", 0},
+                         {"name", fmt::format("{} {}", kind, where)},
+                         {"cat", kind},
+                         {"ts", us(start)},
+                         {"dur", us(end - start)},
+                         {"args", args}});
+                for (const auto& [gpu, sh] : share) {
+                    if (!kept[gpu] || sh.first_sent == Time::never()) continue;
+                    t.async(kGpuPid, gpu, fmt::format("a{}", slice_id),
+                            fmt::format("{} {}", kind, where), kind, sh.first_sent, sh.last_done,
+                            args);
+                    ++slice_id;
+                }
+            }
+            // Flows on each kept GPU: its dispatch's last arrival to its experts, and its
+            // experts' end to its combine's first byte.
+            for (std::size_t rank = 0; rank < a.experts.size(); ++rank) {
+                const std::uint32_t task = a.experts[rank];
+                if (task >= w.computes.size()) continue;
+                const std::uint32_t gpu = w.computes[task].gpu;
+                const ComputeState& c = r.computes[task];
+                if (!kept[gpu] || c.started == Time::never() || c.finished == Time::never())
+                    continue;
+                const auto in = dispatch_share.find(gpu);
+                if (in != dispatch_share.end() && in->second.last_arrival > Time::zero())
+                    t.flow(kGpuPid, gpu, fmt::format("f{}", flow_id++), "tokens in",
+                           "dispatch-to-experts", std::min(in->second.last_arrival, c.started),
+                           c.started);
+                const auto back = combine_share.find(gpu);
+                if (back != combine_share.end() && back->second.first_sent != Time::never())
+                    t.flow(kGpuPid, gpu, fmt::format("f{}", flow_id++), "results out",
+                           "experts-to-combine", c.finished,
+                           std::max(back->second.first_sent, c.finished));
             }
         }
     }
-    // Compute tasks run one at a time on their GPU: plain spans on its track.
-    for (std::size_t c = 0; c < w.computes.size() && !t.full(); ++c) {
+    // Compute tasks run one at a time on their GPU: spans named by stage.
+    for (std::size_t c = 0; c < w.computes.size(); ++c) {
         const ComputeState& st = r.computes[c];
-        if (st.started == Time::never() || st.finished == Time::never()) continue;
-        t.complete(kGpuPid, w.computes[c].gpu, "compute", "compute", st.started, st.finished);
+        const std::uint32_t gpu = w.computes[c].gpu;
+        if (!kept[gpu] || st.started == Time::never() || st.finished == Time::never()) continue;
+        const std::string_view stage =
+            p.moe ? moe_compute_stage_name(w.computes[c].label) : "compute";
+        t.write({{"ph", "X"},
+                 {"pid", kGpuPid},
+                 {"tid", gpu},
+                 {"name", stage},
+                 {"cat", "compute"},
+                 {"ts", us(st.started)},
+                 {"dur", us(st.finished - st.started)},
+                 {"args", {{"stage", stage}, {"nominal_us", us(w.computes[c].duration)}}}});
     }
-    // The fabric's queued bytes over time (sim.sample_us).
+    // The fabric's queued bytes and switch-to-switch link use over time (sim.sample_us).
     if (!r.queue_samples.empty() || !r.utilisation_samples.empty())
-        t.process_name(kQueuePid, "fabric");
+        t.write(name_event(kQueuePid, std::nullopt, "process_name", "fabric"));
     if (!r.queue_samples.empty()) {
         Time at = r.queue_samples.front().at;
-        std::uint64_t total = 0;
+        std::uint64_t queued = 0;
         for (const QueueSample& q : r.queue_samples) {
             if (q.at != at) {
-                t.counter(kQueuePid, "queued bytes", at, total);
+                t.write({{"ph", "C"},
+                         {"pid", kQueuePid},
+                         {"name", "queued bytes"},
+                         {"ts", us(at)},
+                         {"args", {{"bytes", queued}}}});
                 at = q.at;
-                total = 0;
+                queued = 0;
             }
-            total += q.queued_bytes;
+            queued += q.queued_bytes;
         }
-        t.counter(kQueuePid, "queued bytes", at, total);
+        t.write({{"ph", "C"},
+                 {"pid", kQueuePid},
+                 {"name", "queued bytes"},
+                 {"ts", us(at)},
+                 {"args", {{"bytes", queued}}}});
     }
     for (const UtilisationSample& u : r.utilisation_samples)
-        t.percent(kQueuePid, "switch-to-switch link utilisation", u.at, u.fabric_utilisation);
-    // Messages last, as async slices per sender: what the limit cuts first.
-    t.process_name(kMessagePid, "messages by sender");
-    for (std::size_t m = 0; m < w.messages.size() && !t.full(); ++m) {
+        t.write({{"ph", "C"},
+                 {"pid", kQueuePid},
+                 {"name", "switch-to-switch link utilisation"},
+                 {"ts", us(u.at)},
+                 {"args", {{"%", 100 * u.fabric_utilisation}}}});
+    // Messages, as async slices per sender, with what they are.
+    t.write(name_event(kMessagePid, std::nullopt, "process_name", "messages by sender"));
+    for (std::size_t m = 0; m < w.messages.size(); ++m) {
+        const MessageSpec& spec = w.messages[m];
+        if (!kept[spec.src] || !done(m)) continue;
         const MessageState& st = r.messages[m];
-        if (st.started == Time::never() || st.finished == Time::never()) continue;
-        t.async(kMessagePid, w.messages[m].src, m,
-                fmt::format("{} -> {} ({} B)", w.messages[m].src, w.messages[m].dst,
-                            w.messages[m].bytes),
-                "message", st.started, st.finished);
+        Json args = {{"src", spec.src},
+                     {"dst", spec.dst},
+                     {"bytes", spec.bytes},
+                     {"path", message_path(w, static_cast<std::uint32_t>(m), layout)}};
+        if (!tags.empty() && tags[m].phase != 0) {
+            args["phase"] = message_phase_name(tags[m]);
+            args["pass"] = message_pass_name(tags[m]);
+            args["layer"] = tags[m].layer;
+            args["micro_batch"] = tags[m].micro_batch;
+        }
+        const std::string name = !tags.empty() && tags[m].phase != 0
+                                     ? std::string(message_phase_name(tags[m]))
+                                     : std::string("message");
+        t.async(kMessagePid, spec.src, fmt::format("m{}", m), name, "message", st.started,
+                st.finished, std::move(args));
     }
-    const bool truncated = t.full();
-    t.finish(json_string(s.name), truncated);
-    return t.written();
+    t.finish();
+    result.events = t.events();
+    return result;
 }
 
 }  // namespace clustersim

@@ -88,7 +88,7 @@ void prepare_output_dir(const std::string& dir) {
     }
 }
 
-MessagesWritten write_run_outputs(const std::string& dir_name, const Scenario& s,
+RunFilesWritten write_run_outputs(const std::string& dir_name, const Scenario& s,
                                   const PreparedRun& p, const RunOutcome& o,
                                   std::uint64_t trace_limit, MessagesChoice messages) {
     const std::filesystem::path dir(dir_name);
@@ -100,9 +100,9 @@ MessagesWritten write_run_outputs(const std::string& dir_name, const Scenario& s
     const std::string results = json_text(o.results, 2) + "\n";
     std::error_code ec;
     std::filesystem::remove(dir / "results.json", ec);
-    MessagesWritten written;
+    RunFilesWritten written;
     write_stream_atomically((dir / "messages.csv").string(), [&](std::ostream& out) {
-        written =
+        written.messages =
             write_messages_csv(out, w, r, p.moe ? &*p.moe : nullptr, f.node_layout(), messages);
     });
     write_file_atomically((dir / "links.csv").string(),
@@ -111,7 +111,10 @@ MessagesWritten write_run_outputs(const std::string& dir_name, const Scenario& s
                           nics_csv(f.fabric, f.simulated(), f.node_layout(), w, r,
                                    s.cluster.nics_per_node, s.cluster.gpus_per_node));
     write_stream_atomically((dir / "trace.json").string(), [&](std::ostream& out) {
-        (void)write_trace(out, s, p, r, trace_limit);
+        const TraceWritten t = write_trace(out, s, p, r, trace_limit);
+        written.trace_events = t.events;
+        written.trace_sampled = t.sampled;
+        written.trace_what = t.what;
     });
     if (s.sim.sample_us > 0)
         write_file_atomically((dir / "queues.csv").string(), queues_csv(f.simulated().graph, r));

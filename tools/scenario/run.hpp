@@ -42,8 +42,16 @@ const std::vector<std::string>& run_output_files();
 /// Creates `dir` and checks that every output file can be written as a file, before anything
 /// runs: never a half-written output after a long simulation. Throws InputError.
 void prepare_output_dir(const std::string& dir);
-/// Writes every output file of a finished run, each atomically; says what messages.csv holds.
-MessagesWritten write_run_outputs(const std::string& dir, const Scenario& s, const PreparedRun& p,
+struct TraceWritten;
+/// What the files hold where they do not hold everything: messages.csv and trace.json.
+struct RunFilesWritten {
+    MessagesWritten messages;
+    std::uint64_t trace_events = 0;
+    bool trace_sampled = false;
+    std::string trace_what;
+};
+/// Writes every output file of a finished run, each atomically.
+RunFilesWritten write_run_outputs(const std::string& dir, const Scenario& s, const PreparedRun& p,
                                   const RunOutcome& o, std::uint64_t trace_limit,
                                   MessagesChoice messages = MessagesChoice::Auto);
 
