@@ -183,3 +183,25 @@ TEST_CASE("report refuses a corrupt folder in one located line, never a tracebac
         CHECK_FALSE(std::filesystem::exists(dir / "report.html"));
     }
 }
+
+TEST_CASE("report of several runs draws them side by side in compare.html", "[report][system]") {
+    const auto dir = temp_dir("report-compare");
+    const std::string scen = source_path("scenarios/deepseek-v3-decode.yaml") +
+                             " --set topology.endpoints=32 --set workload.ep_size=32"
+                             " --set workload.tokens_per_gpu=8 --set workload.simulated_layers=2"
+                             " --quiet --out ";
+    REQUIRE(run_cli("run " + scen + (dir / "out").string()).exit_code == 0);
+    REQUIRE(run_cli("run " + scen + (dir / "late").string() + " --set network.extra_latency_us=100")
+                .exit_code == 0);
+    const auto r = run_cli("report " + (dir / "out").string() + " " + (dir / "late").string());
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.err.find("compare.html") != std::string::npos);
+    // compare.html in the first folder, its own report.html untouched (there is none).
+    CHECK_FALSE(std::filesystem::exists(dir / "out" / "report.html"));
+    std::filesystem::copy_file(dir / "out" / "compare.html", dir / "out" / "report.html");
+    check_page(dir, {"compare-step", "compare-latency", "compare-layers"});
+    const std::string page = read_text(dir / "out" / "compare.html");
+    CHECK(page.find("<th>late</th>") != std::string::npos);
+    CHECK(page.find("(+") != std::string::npos);  // the second run's relative difference
+}

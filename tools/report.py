@@ -501,12 +501,132 @@ def page(title, body):
             f"<body><h1>{html.escape(title)}</h1>{body}</body></html>\n")
 
 
+def phase_of(path, results):
+    for phase in ("decode", "prefill", "training"):
+        sec = field(path, results, phase, dict)
+        if sec is not None:
+            return phase, sec
+    return None, None
+
+
+def compare_page(dirs):
+    """Several runs side by side: their headline numbers, their steps' split, their message
+    latency CDFs and their per-layer all-to-alls, on one page (compare.html in the first)."""
+    runs = []
+    for d in dirs:
+        path = os.path.join(d, "results.json")
+        results = read_json(path)
+        if not isinstance(results, dict) or "points" in results:
+            raise BadInput(path, "expected a run's results (compare sweeps' points as runs)")
+        runs.append((os.path.basename(os.path.normpath(d)) or d, d, path, results))
+    keys = [("decode", "tpot_ms", "time per output token [ms]"), ("decode", "step_ms", "step [ms]"),
+            ("decode", "tokens_per_s_per_gpu", "tokens/s per GPU"),
+            ("decode", "dispatch_us", "dispatch [us]"), ("decode", "combine_us", "combine [us]"),
+            ("messages", "makespan_us", "makespan [us]"), ("topology", "cost_usd", "fabric cost [USD]")]
+    table = ['<table class="rows"><tr><th>quantity</th>' +
+             "".join(f"<th>{html.escape(n)}</th>" for n, _, _, _ in runs) + "</tr>"]
+    for sec, key, words in keys:
+        vals = [field(p, field(p, r, sec, dict, {}), key, float) for _, _, p, r in runs]
+        if all(v is None for v in vals):
+            continue
+        first = vals[0]
+        cells = []
+        for i, v in enumerate(vals):
+            if v is None:
+                cells.append("-")
+            elif i > 0 and first not in (None, 0):
+                cells.append(f"{v:.4g} ({100 * (v - first) / abs(first):+.1f} %)")
+            else:
+                cells.append(f"{v:.4g}")
+        table.append(f"<tr><th>{html.escape(words)}</th>" +
+                     "".join(f"<td>{html.escape(c)}</td>" for c in cells) + "</tr>")
+    table.append("</table>")
+    body = ["<p>Each run against the first (in parentheses: the relative difference).</p>",
+            "".join(table)]
+    # The steps' split, one bar per run.
+    split = []
+    for name, _, path, results in runs:
+        phase, sec = phase_of(path, results)
+        if sec is None:
+            continue
+        c, lost = field(path, sec, "compute_ms", float), field(path, sec, "compute_slowdown_ms", float, 0.0)
+        x = field(path, sec, "exposed_comm_ms", float)
+        if None not in (c, x):
+            split.append((name, c, lost, x))
+    if split:
+        fig, ax = plt.subplots(figsize=(6, 0.5 * len(split) + 1.2))
+        for i, (name, c, lost, x) in enumerate(split):
+            ax.barh(i, c, color="tab:green", label="compute" if i == 0 else None)
+            ax.barh(i, lost, left=c, color="tab:olive",
+                    label="compute lost to communication SMs" if i == 0 else None)
+            ax.barh(i, x, left=c + lost, color="tab:red", label="exposed communication" if i == 0 else None)
+        ax.set_yticks(range(len(split)), [s[0] for s in split])
+        ax.invert_yaxis()
+        ax.set_xlabel("step time [ms]")
+        ax.set_title("Where each run's step goes")
+        ax.legend(loc="lower right", fontsize=7)
+        ax.grid(alpha=0.3, axis="x")
+        body.append(svg(fig, "compare-step"))
+    # Message latency CDFs, overlaid.
+    fig, ax = plt.subplots(figsize=(6, 3.2))
+    for name, d, rpath, results in runs:
+        path = os.path.join(d, "messages.csv")
+        rows, lat = 0, []
+        for m in iter_csv(path, ["latency_us"]):
+            rows += 1
+            v = number(path, m, "latency_us")
+            if v is not None:
+                lat.append(v)
+        lat.sort()
+        count = field(rpath, field(rpath, results, "messages", dict, {}), "count", float)
+        label = name + (" (messages.csv holds a sample)" if count is not None and rows < count else "")
+        if lat:
+            n = len(lat)
+            idx = sorted({min(n - 1, (k * n) // 2000) for k in range(2000)} | {n - 1})
+            ax.step([lat[i] for i in idx], [(i + 1) / n for i in idx], where="post", label=label)
+    ax.set_xlabel("message latency [us]")
+    ax.set_ylabel("fraction of messages")
+    ax.set_title("Message latency CDFs")
+    ax.legend(loc="lower right", fontsize=7)
+    ax.grid(alpha=0.3)
+    body.append(svg(fig, "compare-latency"))
+    # Per simulated layer: dispatch and combine of each run.
+    fig, ax = plt.subplots(figsize=(6, 3.2))
+    drawn = False
+    for name, _, path, results in runs:
+        _, sec = phase_of(path, results)
+        timeline = field(path, sec, "timeline", list, []) if sec else []
+        if not timeline:
+            continue
+        d = [field(path, t, "dispatch_us", float, 0.0) if isinstance(t, dict) else 0.0 for t in timeline]
+        c = [field(path, t, "combine_us", float, 0.0) if isinstance(t, dict) else 0.0 for t in timeline]
+        line = ax.plot(range(len(d)), d, "o-", label=f"{name}: dispatch")[0]
+        ax.plot(range(len(c)), c, "s--", color=line.get_color(), label=f"{name}: combine")
+        drawn = True
+    if drawn:
+        ax.set_xlabel("simulated pass (layers, then MTP modules)")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_ylabel("all-to-all time [us]")
+        ax.set_title("Dispatch and combine per simulated layer")
+        ax.legend(loc="upper right", fontsize=7)
+        ax.grid(alpha=0.3)
+        body.append(svg(fig, "compare-layers"))
+    else:
+        plt.close(fig)
+    title = "clustersim: " + " vs ".join(n for n, _, _, _ in runs)
+    return title, "".join(body)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("out_dir")
+    ap.add_argument("out_dir", nargs="+")
     ap.add_argument("--slo-tpot-ms", type=float, default=0.0)
     a = ap.parse_args()
-    d = a.out_dir
+    d = a.out_dir[0]
+    if len(a.out_dir) > 1:
+        title, body = compare_page(a.out_dir)
+        write_page(d, "compare.html", title, body)
+        return
     results_path = os.path.join(d, "results.json")
     results = read_json(results_path)
     if not isinstance(results, dict):
@@ -540,14 +660,18 @@ def main():
         if os.path.lexists(trace_path):
             body.append(step_timeline(trace_path))
         title = f"clustersim run: {field(results_path, results, 'scenario', str, '')}"
-    # Written beside the target under a name mkstemp picks (O_EXCL: no planted link is
-    # followed), then renamed into place.
-    fd, tmp = tempfile.mkstemp(dir=d, prefix=".report.html.")
+    write_page(d, "report.html", title, "".join(body))
+
+
+def write_page(d, name, title, body):
+    """Written beside the target under a name mkstemp picks (O_EXCL: no planted link is
+    followed), then renamed into place."""
+    fd, tmp = tempfile.mkstemp(dir=d, prefix=f".{name}.")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(page(title, "".join(body)))
+            f.write(page(title, body))
         os.chmod(tmp, 0o644)
-        os.replace(tmp, os.path.join(d, "report.html"))
+        os.replace(tmp, os.path.join(d, name))
     except BaseException:
         os.unlink(tmp)
         raise

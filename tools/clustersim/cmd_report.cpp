@@ -66,16 +66,19 @@ InputError located_report_error(const std::string& out_dir, const std::string& s
 
 }  // namespace
 
-void write_report(const std::string& out_dir, double slo_tpot_ms) {
+std::string write_report(const std::vector<std::string>& dirs, double slo_tpot_ms) {
     namespace fs = std::filesystem;
-    if (!fs::is_regular_file(fs::path(out_dir) / "results.json"))
-        throw InputError(out_dir,
-                         "holds no results.json (expected the --out folder of a run "
-                         "or a sweep)");
+    for (const std::string& d : dirs)
+        if (!fs::is_regular_file(fs::path(d) / "results.json"))
+            throw InputError(d,
+                             "holds no results.json (expected the --out folder of a run "
+                             "or a sweep)");
+    const std::string& out_dir = dirs.front();
     const std::string script = report_script();
     // Debian's interpreter, which has python3-matplotlib, before any other on the PATH.
     const std::string python = fs::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
-    std::vector<std::string> args = {python, script, out_dir};
+    std::vector<std::string> args = {python, script};
+    args.insert(args.end(), dirs.begin(), dirs.end());
     if (slo_tpot_ms > 0) {
         args.push_back("--slo-tpot-ms");
         args.push_back(fmt::format("{}", slo_tpot_ms));
@@ -113,23 +116,26 @@ void write_report(const std::string& out_dir, double slo_tpot_ms) {
             "tools/install_dependencies.sh installs it); exit status {}: {}",
             WIFEXITED(status) ? WEXITSTATUS(status) : -1, InputError::printable(said, 600)));
     if (!said.empty()) fmt::print(stderr, "{}\n", said);  // warnings, passed on
+    return (fs::path(out_dir) / (dirs.size() > 1 ? "compare.html" : "report.html")).string();
 }
 
 Subcommand add_report(CLI::App& app) {
     struct Options {
-        std::string dir;
+        std::vector<std::string> dirs;
         double slo_tpot_ms = 0;
     };
     auto o = std::make_shared<Options>();
     auto* sub = app.add_subcommand(
-        "report", "write report.html (plots, offline) from a run's or a sweep's --out folder");
-    sub->add_option("out_dir", o->dir, "the --out folder of a run or a sweep")->required();
+        "report",
+        "write report.html (plots, offline) from a run's or a sweep's --out folder; of several "
+        "runs' folders, compare.html in the first: them side by side");
+    sub->add_option("out_dir", o->dirs, "the --out folder of a run or a sweep, or several runs'")
+        ->required()
+        ->expected(1, 16);
     sub->add_option("--slo-tpot-ms", o->slo_tpot_ms, "sweeps: the TPOT service-level line")
         ->check(CLI::Range(0.0, 1e9));
     return {sub, [o] {
-                write_report(o->dir, o->slo_tpot_ms);
-                fmt::print(stderr, "clustersim: wrote {}\n",
-                           (std::filesystem::path(o->dir) / "report.html").string());
+                fmt::print(stderr, "clustersim: wrote {}\n", write_report(o->dirs, o->slo_tpot_ms));
                 return kExitOk;
             }};
 }

@@ -82,7 +82,7 @@ int run(const RunOptions& o) {
         std::cerr << "clustersim: " << stop;
         rc = kExitStalled;
     }
-    if (o.report) write_report(o.out_dir, 0);
+    if (o.report) (void)write_report({o.out_dir}, 0);
     return rc;
 }
 

@@ -48,8 +48,9 @@ Scenario load(const ScenarioOptions& o, std::optional<std::uint64_t> seed = std:
 int check_sweep_file(const std::string& file, const std::vector<std::string>& grid,
                      unsigned threads);
 
-/// `report` on a run's or sweep's output folder (also run --report).
-void write_report(const std::string& out_dir, double slo_tpot_ms);
+/// `report` on a run's or sweep's output folder (also run --report), or on several runs'
+/// (compare.html in the first); returns the page written.
+std::string write_report(const std::vector<std::string>& dirs, double slo_tpot_ms);
 
 /// An option that names a folder to write into: refuses an empty path.
 std::string non_empty_path(const std::string& v);
