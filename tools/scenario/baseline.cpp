@@ -27,9 +27,13 @@ Scenario without_faults(const Scenario& s) {
     Scenario h = s;
     // The same transport: where the faults turn on ACKs and timers (a fault that drops), the
     // healthy run keeps them, so that the difference is the fault's, not the ACKs' (~1-2 %).
-    h.network.reliable = s.network.reliable || network_params(s, Topology{}).faults_drop;
+    h.network.reliable = faulted_run_reliable(s);
     h.faults.clear();
     return h;
+}
+
+bool faulted_run_reliable(const Scenario& s) {
+    return s.network.reliable || network_params(s, Topology{}).faults_drop;
 }
 
 void add_baseline(Json& faulted, const Json& healthy) {

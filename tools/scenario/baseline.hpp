@@ -10,6 +10,9 @@ namespace clustersim {
 /// The scenario as it would be with no faults: nothing else changes (seed, layers, keys, and
 /// the transport's ACKs where the faults turned them on).
 Scenario without_faults(const Scenario& s);
+/// The transport a faulted run has: reliable connections if set or if a fault drops. A twin of
+/// it (healthy, or in its degraded steady state) keeps them, so differences are the faults'.
+bool faulted_run_reliable(const Scenario& s);
 /// Adds `baseline` (from `healthy`) and `delta` to the faulted run's document.
 void add_baseline(Json& faulted, const Json& healthy);
 

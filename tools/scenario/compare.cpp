@@ -41,22 +41,9 @@ constexpr std::array<std::string_view, 22> kHeadline = {"decode.tpot_ms",
                                                         "topology.cost_usd",
                                                         "sim.sim_time_us"};
 
-const Json* at(const Json& j, std::string_view path) {
-    const Json* cur = &j;
-    std::size_t from = 0;
-    while (from <= path.size()) {
-        const std::size_t dot = std::min(path.find('.', from), path.size());
-        const std::string part(path.substr(from, dot - from));
-        if (!cur->is_object() || !cur->contains(part)) return nullptr;
-        cur = &(*cur)[part];
-        from = dot + 1;
-    }
-    return cur;
-}
-
 // A value's 95 % half-width: K_ci95 beside K (replicates).
 const Json* interval(const Json& j, std::string_view path) {
-    return at(j, std::string(path) + "_ci95");
+    return json_at(j, std::string(path) + "_ci95");
 }
 
 std::string number_text(double v) {
@@ -107,7 +94,7 @@ Json compare_runs(const std::vector<std::string>& names, const std::vector<Json>
         std::vector<const Json*> v;
         bool any = false;
         for (const Json& r : results) {
-            const Json* x = at(r, key);
+            const Json* x = json_at(r, key);
             v.push_back(x && x->is_number() ? x : nullptr);
             any |= v.back() != nullptr;
         }
@@ -183,8 +170,9 @@ std::string compare_table(const Json& c) {
         for (std::size_t k = 0; k < line.size(); ++k) width[k] = std::max(width[k], line[k].size());
     std::string out;
     for (std::size_t i = 0; i < n; ++i)
-        out += fmt::format("[{}] {} ({})\n", i + 1, names[i].get<std::string>(),
-                           c["status"][i].get<std::string>());
+        out += fmt::format("[{}] {} ({})\n", i + 1,
+                           InputError::printable(names[i].get<std::string>(), 200),
+                           InputError::printable(c["status"][i].get<std::string>(), 40));
     for (const auto& line : cells) {
         for (std::size_t k = 0; k < line.size(); ++k)
             out += k == 0 ? fmt::format("{:<{}}", line[k], width[k])

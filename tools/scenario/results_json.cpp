@@ -147,6 +147,19 @@ Json load_json(const Scenario& s, const Topology& t, const Topology& simulated,
     return l;
 }
 
+const Json* json_at(const Json& j, std::string_view path) {
+    const Json* cur = &j;
+    std::size_t from = 0;
+    while (from <= path.size()) {
+        const std::size_t dot = std::min(path.find('.', from), path.size());
+        const std::string part(path.substr(from, dot - from));
+        if (!cur->is_object() || !cur->contains(part)) return nullptr;
+        cur = &(*cur)[part];
+        from = dot + 1;
+    }
+    return cur;
+}
+
 Json resolved_scenario_json(const Scenario& s) {
     Json out = Json::object();
     for (const auto& [path, value] : s.resolved) {

@@ -3,6 +3,7 @@
 // (shared/spec/cli.md), a readable table, and the per-message CSV.
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 
 #include "models/network/simulation.hpp"
 #include "tools/scenario/scenario.hpp"
@@ -19,6 +20,8 @@ inline std::string json_text(const Json& j, int indent = -1) {
     return j.dump(indent, ' ', false, Json::error_handler_t::replace);
 }
 
+/// The value at a dotted path (`decode.tpot_ms`) of a results document, or null.
+const Json* json_at(const Json& j, std::string_view path);
 /// results.json's `resolved_scenario`: every key the run read, nested as a scenario file
 /// nests them, with the value it used (faults[i] as a list).
 Json resolved_scenario_json(const Scenario& s);

@@ -34,45 +34,28 @@ class TraceWriter {
     // An async slice: begin (with its args) and end, matched by category and id.
     void async(int pid, std::uint64_t tid, const std::string& id, std::string_view name,
                std::string_view cat, Time from, Time to, Json args) {
-        write({{"ph", "b"},
-               {"pid", pid},
-               {"tid", tid},
-               {"id", id},
-               {"name", name},
-               {"cat", cat},
-               {"ts", from.us()},
-               {"args", std::move(args)}});
-        write({{"ph", "e"},
-               {"pid", pid},
-               {"tid", tid},
-               {"id", id},
-               {"name", name},
-               {"cat", cat},
-               {"ts", to.us()}});
+        Json b = with_id("b", pid, tid, id, name, cat, from);
+        b["args"] = std::move(args);
+        write(b);
+        write(with_id("e", pid, tid, id, name, cat, to));
     }
     // A flow arrow on one track, bound to the slice that encloses its end.
     void flow(int pid, std::uint64_t tid, const std::string& id, std::string_view name,
               std::string_view cat, Time from, Time to) {
-        write({{"ph", "s"},
-               {"pid", pid},
-               {"tid", tid},
-               {"id", id},
-               {"name", name},
-               {"cat", cat},
-               {"ts", from.us()}});
-        write({{"ph", "f"},
-               {"bp", "e"},
-               {"pid", pid},
-               {"tid", tid},
-               {"id", id},
-               {"name", name},
-               {"cat", cat},
-               {"ts", to.us()}});
+        write(with_id("s", pid, tid, id, name, cat, from));
+        Json f = with_id("f", pid, tid, id, name, cat, to);
+        f["bp"] = "e";
+        write(f);
     }
     void finish() { out_ << "\n]}\n"; }
     std::uint64_t events() const { return events_; }
 
   private:
+    static Json with_id(const char* ph, int pid, std::uint64_t tid, const std::string& id,
+                        std::string_view name, std::string_view cat, Time at) {
+        return {{"ph", ph},     {"pid", pid}, {"tid", tid},   {"id", id},
+                {"name", name}, {"cat", cat}, {"ts", at.us()}};
+    }
     std::ostream& out_;
     std::uint64_t events_ = 0;
     bool first_ = true;

@@ -4,6 +4,7 @@
 #include <array>
 #include <string_view>
 
+#include "tools/scenario/baseline.hpp"
 #include "tools/scenario/moe_results.hpp"
 #include "tools/scenario/settle_layers.hpp"
 #include "traffic/moe_step_metrics.hpp"
@@ -16,7 +17,7 @@ bool has_transient(const Scenario& s) {
 
 Scenario degraded_steady_state(const Scenario& s, Time window_end, std::uint32_t simulated_layers) {
     Scenario d = s;
-    d.network.reliable = s.network.reliable || network_params(s, Topology{}).faults_drop;
+    d.network.reliable = faulted_run_reliable(s);
     d.workload.simulated_layers = simulated_layers;
     d.faults.clear();
     for (FaultSpec f : s.faults) {

@@ -46,20 +46,10 @@ constexpr const char* kMetrics[] = {
     "objective",
 };
 
-const Json* at_path(const Json& j, const std::string& path) {
-    const Json* cur = &j;
-    std::stringstream ss(path);
-    for (std::string part; std::getline(ss, part, '.');) {
-        if (!cur->is_object() || !cur->contains(part)) return nullptr;
-        cur = &(*cur)[part];
-    }
-    return cur;
-}
-
 Json metrics_of(const Scenario& s, const Json& r, const std::string& objective) {
     Json m = Json::object();
     auto copy = [&](const char* name, const std::string& path) {
-        if (const Json* v = at_path(r, path); v && v->is_number()) m[name] = v->get<double>();
+        if (const Json* v = json_at(r, path); v && v->is_number()) m[name] = v->get<double>();
     };
     copy("cost_usd", "topology.cost_usd");
     copy("cost_per_endpoint_usd", "topology.cost_per_endpoint_usd");
@@ -73,7 +63,7 @@ Json metrics_of(const Scenario& s, const Json& r, const std::string& objective) 
     // The cluster: the fabric plus its servers at the node preset's price (an assumption,
     // models/data/prices.yaml); bare NICs price the fabric alone.
     const double nics =
-        at_path(r, "topology.endpoints") ? r["topology"]["endpoints"].get<double>() : 0.0;
+        json_at(r, "topology.endpoints") ? r["topology"]["endpoints"].get<double>() : 0.0;
     if (m.contains("cost_usd")) {
         const ClusterCost cluster =
             cluster_cost(m["cost_usd"].get<double>(), nics, s.cluster.nics_per_node,
