@@ -91,30 +91,39 @@ TEST_CASE("queue sampling records the congested ports over time and never keeps 
     CHECK(deepest > 1'000'000);  // the incast's last hop
     CHECK(paused);
     CHECK(last <= r.result.end_time);
-    // The switch-to-switch links' utilisation, one figure per period: a fraction, and the
-    // incast's senders on other leaves keep the spine links busy at times.
-    REQUIRE(!r.result.utilisation_samples.empty());
-    double busiest = 0;
-    for (const UtilisationSample& u : r.result.utilisation_samples) {
-        CHECK(u.fabric_utilisation >= 0);
-        CHECK(u.fabric_utilisation <= 1.0 + 1e-9);
-        busiest = std::max(busiest, u.fabric_utilisation);
-    }
-    CHECK(busiest > 0.01);
-    // And they account for the bytes: utilisation x capacity x period, summed, is what the
-    // switch-to-switch links carried up to the last sample (at most one period short).
-    double capacity_bps = 0, carried = 0;
+    // Link use per tier over time (models/tier_series.hpp, always on): the incast's senders on
+    // other leaves keep the leaf-spine links busy at times, and the series accounts for the
+    // bytes -- summed over its points, what each tier's links carried up to the last point
+    // (at most one period short of the run's total).
+    const TierSeries& series = r.result.tiers;
+    REQUIRE(series.points() > 0);
     const auto channels = r.fabric.simulated().graph.channels();
+    std::vector<double> carried(series.tiers().size(), 0);
     for (std::uint32_t c = 0; c < channels.size(); ++c)
-        if (channels[c].from.kind == NodeKind::Switch && channels[c].to.kind == NodeKind::Switch) {
-            capacity_bps += static_cast<double>(channels[c].rate.bps());
-            carried += static_cast<double>(r.result.channels[c].bytes);
+        carried[series.tier_of(c)] += static_cast<double>(r.result.channels[c].bytes);
+    double busiest_spine = 0;
+    for (std::size_t k = 0; k < series.tiers().size(); ++k) {
+        const ChannelTier& tier = series.tiers()[k];
+        double accounted = 0;
+        for (std::size_t p = 0; p < series.points(); ++p) {
+            const TierPoint& x = series.point(p, k);
+            const double util =
+                static_cast<double>(x.bytes) * 8 /
+                (static_cast<double>(tier.capacity_bps) * series.span_of(p).seconds());
+            // Counted as packets start on the wire: at most one packet per link beyond capacity.
+            CHECK(util <=
+                  1.0 + tier.channels * 4200.0 * 8 /
+                            (static_cast<double>(tier.capacity_bps) * series.span_of(p).seconds()));
+            if (tier.from == ChannelEnd::FabricSwitch && tier.to == ChannelEnd::FabricSwitch)
+                busiest_spine = std::max(busiest_spine, util);
+            accounted += static_cast<double>(x.bytes);
+            CHECK(x.max_queue_bytes <= r.result.max_queue_bytes);
         }
-    double accounted = 0;
-    for (const UtilisationSample& u : r.result.utilisation_samples)
-        accounted += u.fabric_utilisation * capacity_bps * 5e-6 / 8;
-    CHECK(accounted <= carried * (1 + 1e-9));
-    CHECK(accounted >= carried - capacity_bps * 5e-6 / 8);
+        CHECK(accounted <= carried[k]);
+        CHECK(accounted >=
+              carried[k] - static_cast<double>(tier.capacity_bps) * series.period().seconds() / 8);
+    }
+    CHECK(busiest_spine > 0.01);
     // Drops and ECN marks so far ride along: a lossy run's bottleneck shows its drops, and
     // they only grow.
     const Run lossy =

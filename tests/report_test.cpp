@@ -79,7 +79,8 @@ TEST_CASE("report.html of a MoE run renders every plot offline in headless Chrom
                            (dir / "out").string());
     REQUIRE(r.exit_code == 0);
     check_page(dir, {"step-breakdown", "layer-all-to-alls", "latency-cdf", "link-utilisation",
-                     "nic-load", "node-matrix", "step-timeline"});
+                     "nic-load", "node-matrix", "tier-utilisation", "tier-queues", "gpu-timeline",
+                     "expert-load", "step-timeline"});
 }
 
 TEST_CASE("report.html of a sweep draws its Pareto front", "[report][sweep][system]") {

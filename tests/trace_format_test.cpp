@@ -80,7 +80,8 @@ TEST_CASE(
     const auto dir = temp_dir("trace-format");
     const std::string scen = source_path("scenarios/deepseek-v3-decode.yaml") +
                              " --set topology.endpoints=32 --set workload.ep_size=32 --set "
-                             "workload.tokens_per_gpu=16 --set workload.simulated_layers=2";
+                             "workload.tokens_per_gpu=16 --set workload.simulated_layers=2 "
+                             "--set sim.sample_us=5";
     for (const std::uint64_t limit : {std::uint64_t{20000}, std::uint64_t{10000000}}) {
         INFO("limit " << limit);
         const auto out = dir / std::to_string(limit);
@@ -106,6 +107,7 @@ TEST_CASE(
         std::set<std::string> stages;
         std::set<std::uint64_t> gpu_tracks;
         std::size_t flows = 0, messages = 0;
+        std::set<std::string> counters;
         double last = 0;
         for (const Json& e : ev) {
             if (e.contains("ts")) last = std::max(last, e["ts"].get<double>());
@@ -114,6 +116,7 @@ TEST_CASE(
             if (e["pid"] == 2 && e.contains("tid") && e["ph"] != "M")
                 gpu_tracks.insert(e["tid"].get<std::uint64_t>());
             flows += e["ph"] == "s";
+            if (e["ph"] == "C") counters.insert(e["name"].get<std::string>());
             if (e["ph"] == "b" && e["cat"] == "message") {
                 ++messages;
                 for (const char* k :
@@ -127,6 +130,13 @@ TEST_CASE(
         CHECK(stages.count("core attention (ATTN-1)") == 1);
         CHECK(flows > 0);
         CHECK(messages > 0);
+        // Counters per tier (utilisation and the deepest port) and for the hottest ports.
+        for (const char* c :
+             {"utilisation % nic-leaf", "deepest queue nic-leaf", "utilisation % gpu-hub-scale-up"})
+            CHECK(counters.count(c) == 1);
+        std::size_t ports = 0;
+        for (const std::string& c : counters) ports += c.rfind("queue ", 0) == 0;
+        CHECK(ports == 8);
         // Spread over the whole run, not its first part.
         CHECK(last >= 0.9 * results["sim"]["sim_time_us"].get<double>());
     }

@@ -4,7 +4,10 @@ there: one self-contained page (plots inlined as SVG, no script, no network requ
 opens offline. Run by `clustersim report OUT_DIR` and `clustersim run --report`.
 
 Plots drawn with matplotlib (Debian python3-matplotlib):
-  run:   message-latency CDF, link utilisation by tier, per-NIC load, the MoE step timeline;
+  run:   the step split into compute and exposed communication, dispatch and combine per layer,
+         message-latency CDF, link utilisation by tier (over the run and over time), queue
+         depth over time, per-NIC load, the traffic between nodes, a per-GPU timeline, the
+         per-expert load, the MoE step timeline;
   sweep: the cost/objective Pareto front and, when the sweep varies the batch, throughput per
          GPU against TPOT with the SLO line (--slo-tpot-ms).
 """
@@ -21,6 +24,7 @@ import sys
 import tempfile
 
 import matplotlib
+import matplotlib.patches
 
 matplotlib.use("svg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -214,6 +218,112 @@ def nic_load(path):
     ax.set_title("Per-NIC load, sorted")
     ax.grid(alpha=0.3)
     return svg(fig, "nic-load")
+
+
+def optional(path, draw, *args):
+    """A plot from a file newer runs write: nothing when an older run's folder lacks it."""
+    return draw(path, *args) if os.path.lexists(path) else ""
+
+
+def tier_series(path):
+    """Link utilisation and the deepest queue over time, one line per tier (tiers.csv; tiers
+    that never carried a byte left out)."""
+    series = {}
+    for r in iter_csv(path, ["time_us", "period_us", "tier", "utilisation", "max_queue_bytes"]):
+        t = series.setdefault(r["tier"], ([], [], [], [False]))
+        end = number(path, r, "time_us", False)
+        t[0].append(end - number(path, r, "period_us", False) / 2)
+        t[1].append(100 * number(path, r, "utilisation", False))
+        t[2].append(number(path, r, "max_queue_bytes", False) / 1e3)
+        t[3][0] |= t[1][-1] > 0
+    busy = sorted(k for k, v in series.items() if v[3][0])
+    if not busy:
+        return ""
+    out = []
+    for plot_id, column, label, title in (
+            ("tier-utilisation", 1, "utilisation over the period [%]",
+             "Link utilisation over time, by tier"),
+            ("tier-queues", 2, "deepest port queue [KB]", "Queue depth over time, by tier")):
+        fig, ax = plt.subplots(figsize=(6.4, 3.4))
+        for k in busy:
+            ax.plot(series[k][0], series[k][column], linewidth=0.9, label=k)
+        ax.set_xlabel("time [us]")
+        ax.set_ylabel(label)
+        ax.set_title(title)
+        ax.legend(loc="upper right", fontsize=6, ncol=2)
+        ax.grid(alpha=0.3)
+        out.append(svg(fig, plot_id))
+    return "".join(out)
+
+
+STAGE_COLOURS = ["tab:green", "tab:olive", "darkgreen", "yellowgreen", "seagreen", "lime",
+                 "darkolivegreen", "mediumseagreen"]
+
+
+def gpu_timeline(path):
+    """What a sample of GPUs did: compute by stage, sending (its messages in flight, not
+    computing) and waiting (neither) -- gpu_timeline.csv."""
+    lanes, stages = {}, {}
+    for r in iter_csv(path, ["gpu", "state", "start_us", "end_us", "stage"]):
+        gpu = int(number(path, r, "gpu", False))
+        start = number(path, r, "start_us", False)
+        end = number(path, r, "end_us", False)
+        state = r["state"]
+        if state not in ("compute", "sending", "waiting"):
+            raise BadInput(path, f"state: '{printable(state)}' (expected compute, sending or "
+                                 "waiting)", r["_line"])
+        key = r["stage"] if state == "compute" else state
+        if state == "compute" and key not in stages:
+            stages[key] = STAGE_COLOURS[len(stages) % len(STAGE_COLOURS)]
+        lanes.setdefault(gpu, {}).setdefault(key, []).append((start, end - start))
+    if not lanes:
+        return ""
+    colours = dict(stages, sending="tab:blue", waiting="lightgray")
+    gpus = sorted(lanes)
+    fig, ax = plt.subplots(figsize=(6.4, 0.3 * len(gpus) + 1.6))
+    for i, g in enumerate(gpus):
+        for key, spans in lanes[g].items():
+            ax.broken_barh(spans, (i - 0.4, 0.8), facecolors=colours[key])
+    ax.set_yticks(range(len(gpus)), [f"GPU {g}" for g in gpus])
+    ax.invert_yaxis()
+    ax.set_xlabel("time [us]")
+    ax.set_title("Per-GPU timeline: compute by stage, sending, waiting")
+    handles = [matplotlib.patches.Patch(color=c, label=k) for k, c in colours.items()]
+    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=3,
+              fontsize=6)
+    ax.grid(alpha=0.3, axis="x")
+    return svg(fig, "gpu-timeline")
+
+
+def expert_load(path):
+    """Tokens per routed expert in each simulated all-to-all (summed over EP groups), as a
+    share of that all-to-all's mean: the gating's hot experts -- experts.csv."""
+    rows, experts = {}, 0
+    for r in iter_csv(path, ["pass", "layer", "micro_batch", "expert", "tokens"]):
+        key = (r["pass"], int(number(path, r, "layer", False)),
+               int(number(path, r, "micro_batch", False)))
+        e = int(number(path, r, "expert", False))
+        if e < 0 or e >= 1 << 16:
+            raise BadInput(path, f"expert: {e} (expected 0 to 65535)", r["_line"])
+        experts = max(experts, e + 1)
+        rows.setdefault(key, {})
+        rows[key][e] = rows[key].get(e, 0.0) + number(path, r, "tokens", False)
+    if not rows or len(rows) > 2000:
+        return ""
+    keys = list(rows)
+    m = []
+    for k in keys:
+        line = [rows[k].get(e, 0.0) for e in range(experts)]
+        mean = sum(line) / experts
+        m.append([v / mean if mean > 0 else 0.0 for v in line])
+    hottest = max(max(line) for line in m)
+    fig, ax = plt.subplots(figsize=(6.4, 0.25 * len(keys) + 1.6))
+    im = ax.imshow(m, cmap="magma", aspect="auto", interpolation="nearest")
+    fig.colorbar(im, ax=ax, label="tokens / mean")
+    ax.set_yticks(range(len(keys)), [f"{p} {layer} mb{mb}" for p, layer, mb in keys])
+    ax.set_xlabel("routed expert")
+    ax.set_title(f"Per-expert load (hottest {hottest:.2f} x the mean)")
+    return svg(fig, "expert-load")
 
 
 def step_breakdown(path, results):
@@ -655,7 +765,10 @@ def main():
                 latency_cdf(os.path.join(d, "messages.csv")),
                 link_utilisation(os.path.join(d, "links.csv")),
                 nic_load(os.path.join(d, "nics.csv")),
-                node_matrix(os.path.join(d, "messages.csv"), os.path.join(d, "nics.csv"), results)]
+                node_matrix(os.path.join(d, "messages.csv"), os.path.join(d, "nics.csv"), results),
+                optional(os.path.join(d, "tiers.csv"), tier_series),
+                optional(os.path.join(d, "gpu_timeline.csv"), gpu_timeline),
+                optional(os.path.join(d, "experts.csv"), expert_load)]
         trace_path = os.path.join(d, "trace.json")
         if os.path.lexists(trace_path):
             body.append(step_timeline(trace_path))

@@ -16,6 +16,7 @@ MoeAllToAll moe_all_to_all(Gating& gating, const ExpertPlacement& placement, con
     a.rdma_received.assign(ep, 0);
     a.forwarded.assign(ep, 0);
     a.copies.assign(ep, 0);
+    a.expert_tokens.assign(placement.gpu_of_expert.size(), 0);
     std::vector<std::uint32_t> experts, gpus, nodes;
     std::vector<std::uint64_t> to(ep, 0), fwd(ep, 0);  // per destination, for one source
     std::vector<std::uint32_t> touched, fwd_touched;
@@ -24,6 +25,7 @@ MoeAllToAll moe_all_to_all(Gating& gating, const ExpertPlacement& placement, con
         const std::uint32_t src_node = placement.node_of_gpu(src);
         for (std::uint32_t t = 0; t < params.tokens_per_gpu; ++t) {
             gating.select(rng, src, t, experts);
+            for (std::uint32_t e : experts) ++a.expert_tokens[e];
             gpus.clear();
             for (std::uint32_t e : experts) gpus.push_back(placement.gpu_for(e, src, t));
             if (params.shared_expert_remote)

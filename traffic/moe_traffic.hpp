@@ -67,8 +67,9 @@ struct MoeAllToAll {
     // of): one per destination node in normal mode, the own node's included; one per (token,
     // selected expert) in low-latency mode, own GPU included. Transfers leave the self-copies out.
     std::vector<std::uint64_t> copies;
-    std::uint64_t tokens = 0;       // tokens gated
-    std::uint64_t node_visits = 0;  // sum over tokens of distinct nodes reached
+    std::vector<std::uint32_t> expert_tokens;  // per routed expert: tokens that selected it
+    std::uint64_t tokens = 0;                  // tokens gated
+    std::uint64_t node_visits = 0;             // sum over tokens of distinct nodes reached
     std::uint32_t max_nodes_per_token = 0;
 };
 

@@ -62,7 +62,17 @@ class StepBuilder {
                 a.combine_sent.assign(ep_, {});
                 attention(a);
                 experts(a);
-                MoeAllToAllRange range{a.layer, mb, a.backward, a.mtp, 0, 0, 0, 0, a.expert};
+                MoeAllToAllRange range{a.layer,
+                                       mb,
+                                       a.backward,
+                                       a.mtp,
+                                       0,
+                                       0,
+                                       0,
+                                       0,
+                                       a.expert,
+                                       grp,
+                                       a.traffic.expert_tokens};
                 range.dispatch_first = message_count();
                 dispatch(a);
                 range.dispatch_last = message_count();

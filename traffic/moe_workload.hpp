@@ -84,7 +84,9 @@ struct MoeAllToAllRange {
     bool mtp = false;                                     // decode: an MTP module's MoE
     std::uint32_t dispatch_first = 0, dispatch_last = 0;  // message indices [first, last)
     std::uint32_t combine_first = 0, combine_last = 0;
-    std::vector<std::uint32_t> experts;  // per rank: the compute task of its routed experts
+    std::vector<std::uint32_t> experts;        // per rank: the compute task of its routed experts
+    std::uint32_t group = 0;                   // the EP group
+    std::vector<std::uint32_t> expert_tokens;  // per routed expert: tokens that selected it
 };
 
 /// What a MoE compute task is (its ComputeSpec::label): the trace names it so.

@@ -17,6 +17,7 @@ Network::Network(Simulator& sim, const PortGraph& graph, const ForwardingTables&
       dag_(sim, workload, graph.endpoint_count()),
       reliable_(params.reliable()),
       paced_(params.paced()),
+      series_(graph, layout),
       faults_(faults && !faults->actions.empty() ? faults : nullptr) {
     if (faults_) {
         channel_fault_.assign(graph.channel_count(), kNone);
@@ -35,6 +36,7 @@ Network::Network(Simulator& sim, const PortGraph& graph, const ForwardingTables&
 }
 
 void Network::handle(const Event& e) {
+    if (e.kind != kSample && e.kind != kTierSample) last_activity_ = e.time;
     switch (e.kind) {
         case kLinkArrival:
             on_link_arrival(e.target);
@@ -61,6 +63,9 @@ void Network::handle(const Event& e) {
             break;
         case kSample:
             sample();
+            break;
+        case kTierSample:
+            sample_tiers();
             break;
         case kFault:
             apply_fault(e.target);
@@ -196,26 +201,20 @@ void Network::make_eligible(std::uint32_t m) {
     if (fabric_.idle(ch)) service_port(ch);
 }
 
+bool Network::only_samplers_pending() {
+    --samplers_pending_;  // the one being handled
+    return sim_.pending() == samplers_pending_;
+}
+
+void Network::schedule_sample(Time at, NetworkEvent kind) {
+    ++samplers_pending_;
+    sim_.schedule(at, 0, kind);
+}
+
 void Network::sample() {
-    // Nothing else pending: the run is over (or stalled); sampling must not keep it alive.
-    if (sim_.pending() == 0) return;
-    // The fabric's links over the period just ended: one figure a sample.
-    std::uint64_t bytes = 0;
-    double capacity_bps = 0;
-    const auto links = fabric_.links();
-    const auto channels = graph_.channels();
-    for (std::uint32_t c = 0; c < links.size(); ++c)
-        if (links[c].fabric_hop) {
-            bytes += links[c].bytes_carried;
-            capacity_bps += static_cast<double>(channels[c].rate.bps());
-        }
-    const double period_s = (sim_.now() - last_sample_).seconds();
-    if (period_s > 0 && capacity_bps > 0 && utilisation_.size() < params_.sample_rows)
-        utilisation_.push_back(UtilisationSample{
-            sim_.now(),
-            static_cast<double>(bytes - last_fabric_bytes_) * 8 / (capacity_bps * period_s)});
-    last_sample_ = sim_.now();
-    last_fabric_bytes_ = bytes;
+    // Nothing but samplers pending: the run is over (or stalled); sampling must not keep it
+    // alive.
+    if (only_samplers_pending()) return;
     const auto ports = fabric_.ports();
     for (std::uint32_t c = 0; c < ports.size(); ++c) {
         if (ports[c].queued_bytes == 0 && !ports[c].paused && ports[c].drops == 0 &&
@@ -228,7 +227,13 @@ void Network::sample() {
         samples_.push_back(QueueSample{sim_.now(), c, ports[c].queued_bytes, ports[c].paused,
                                        ports[c].drops, ports[c].ecn_marks});
     }
-    sim_.schedule(sim_.now() + params_.sample_period, 0, kSample);
+    schedule_sample(sim_.now() + params_.sample_period, kSample);
+}
+
+void Network::sample_tiers() {
+    if (only_samplers_pending()) return;
+    series_.sample(sim_.now(), fabric_.links(), fabric_.ports());
+    schedule_sample(series_.next_sample(), kTierSample);
 }
 
 void Network::finish_message(std::uint32_t m) {

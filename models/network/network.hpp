@@ -18,6 +18,7 @@
 #include "models/network/network_params.hpp"
 #include "models/network/node_layout.hpp"
 #include "models/network/port_graph.hpp"
+#include "models/network/tier_series.hpp"
 #include "models/transport/rdma_transport.hpp"
 #include "sim/simulator.hpp"
 
@@ -30,12 +31,6 @@ struct QueueSample {
     std::uint64_t queued_bytes = 0;
     bool paused = false;
     std::uint64_t drops = 0, ecn_marks = 0;  // so far at this port
-};
-
-/// The switch-to-switch links' utilisation over one sampling period (sim.sample_us).
-struct UtilisationSample {
-    Time at;
-    double fabric_utilisation = 0;  // bytes carried / capacity over the period just ended
 };
 
 struct NetworkCounters {
@@ -71,14 +66,17 @@ class Network {
             for (std::uint32_t i = 0; i < faults_->actions.size(); ++i)
                 sim_.schedule(faults_->actions[i].at, i, kFault);
         dag_.start();
-        if (params_.sample_period > Time::zero()) sim_.schedule(params_.sample_period, 0, kSample);
+        if (params_.sample_period > Time::zero()) schedule_sample(params_.sample_period, kSample);
+        schedule_sample(series_.next_sample(), kTierSample);
     }
     /// Per fault of the plan: packets it lost and when the fabric had reacted.
     std::vector<FaultOutcome> fault_outcomes() const;
     bool failed() const { return failed_; }
     std::span<const QueueSample> queue_samples() const { return samples_; }
     bool samples_truncated() const { return samples_truncated_; }
-    std::span<const UtilisationSample> utilisation_samples() const { return utilisation_; }
+    const TierSeries& tier_series() const { return series_; }
+    /// When the last event other than a sample ran: the run's end (samples never extend it).
+    Time last_activity() const { return last_activity_; }
     void handle(const Event& e);
 
     bool all_finished() const {
@@ -116,12 +114,15 @@ class Network {
     bool reliable_ = false;  // ACKs, NACKs and retransmission timers run
     bool paced_ = false;     // congestion control paces the senders
     std::vector<QueueSample> samples_;
-    std::vector<UtilisationSample> utilisation_;
-    Time last_sample_;
-    std::uint64_t last_fabric_bytes_ = 0;
+    TierSeries series_;
+    Time last_activity_;
     std::vector<std::uint8_t> int_egress_;  // per channel: stamps HPCC hop records
     bool samples_truncated_ = false;
     void sample();
+    void sample_tiers();
+    void schedule_sample(Time at, NetworkEvent kind);
+    bool only_samplers_pending();
+    std::uint32_t samplers_pending_ = 0;
     const FaultPlan* faults_ = nullptr;
     std::vector<std::uint32_t> channel_fault_;  // per channel: the fault that last stopped it
     std::vector<FaultOutcome> fault_outcomes_;

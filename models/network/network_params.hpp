@@ -100,6 +100,7 @@ enum NetworkEvent : std::uint32_t {
     kPfcPause,         // fabric: a PFC pause frame reaches the port it stops (target: channel)
     kPfcResume,        // fabric: the resume frame reaches it (target: channel)
     kSample,           // observability: record the ports' queues (target: unused)
+    kTierSample,       // observability: link use and queues per tier (models/tier_series.hpp)
     kFault,            // a fault's action takes effect (target: index in FaultPlan::actions)
 };
 

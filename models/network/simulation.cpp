@@ -68,15 +68,15 @@ SimulationResult simulate(const PortGraph& graph, const ForwardingTables& routes
     if (printed) fmt::print(stderr, "\n");
 
     SimulationResult r;
-    r.end_time = sim.now();
+    // Samplers stop once nothing else is pending: the run ended with the last other event.
+    r.end_time = stop == StopReason::QueueEmpty ? net.last_activity() : sim.now();
     r.events = sim.events_processed();
     if (options.fingerprint) r.fingerprint = sim.fingerprint();
     r.wall_s = std::chrono::duration<double>(wall_end - wall_start).count();
     r.counters = net.counters();
     r.queue_samples.assign(net.queue_samples().begin(), net.queue_samples().end());
     r.samples_truncated = net.samples_truncated();
-    r.utilisation_samples.assign(net.utilisation_samples().begin(),
-                                 net.utilisation_samples().end());
+    r.tiers = net.tier_series();
     r.messages.assign(net.messages().begin(), net.messages().end());
     r.computes.assign(net.computes().begin(), net.computes().end());
     if (net.failed())

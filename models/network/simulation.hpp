@@ -43,7 +43,7 @@ struct SimulationResult {
     double max_link_util = 0;
     std::uint64_t max_queue_bytes = 0;
     std::vector<QueueSample> queue_samples;  // sim.sample_us
-    std::vector<UtilisationSample> utilisation_samples;
+    TierSeries tiers;                        // link use and queues per tier over time (always)
     bool samples_truncated = false;
     Time pfc_paused;      // over every port
     Time pfc_paused_max;  // the port paused longest

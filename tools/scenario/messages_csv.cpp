@@ -4,6 +4,8 @@
 
 #include <vector>
 
+#include "tools/scenario/csv_writer.hpp"
+
 namespace clustersim {
 namespace {
 
@@ -48,7 +50,8 @@ MessagesWritten write_messages_csv(std::ostream& out, const Workload& w, const S
     done.messages = w.messages.size();
     if (choice == MessagesChoice::Auto)
         choice = done.messages > kAllMessagesUpTo ? MessagesChoice::Sample : MessagesChoice::All;
-    out << "id,src,dst,bytes,start_us,end_us,latency_us,phase,pass,layer,micro_batch,path\n";
+    CsvWriter csv(out, {"id", "src", "dst", "bytes", "start_us", "end_us", "latency_us", "phase",
+                        "pass", "layer", "micro_batch", "path"});
     if (choice == MessagesChoice::None) {
         done.what = "none (--messages none)";
         return done;
@@ -61,29 +64,28 @@ MessagesWritten write_messages_csv(std::ostream& out, const Workload& w, const S
     done.sampled = choice == MessagesChoice::Sample;
     const std::vector<Tag> tags =
         moe ? moe_message_tags(*moe, w.messages.size()) : std::vector<Tag>{};
-    std::string line;
     for (std::size_t i = 0; i < w.messages.size(); ++i) {
         const MessageSpec& m = w.messages[i];
         if (done.sampled && !in_sample(m)) continue;
         const MessageState& st = r.messages[i];
-        line.clear();
-        fmt::format_to(std::back_inserter(line), "{},{},{},{},", m.label, m.src, m.dst, m.bytes);
+        csv.integer(m.label).integer(m.src).integer(m.dst).integer(m.bytes);
         if (st.started != Time::never())
-            fmt::format_to(std::back_inserter(line), "{:.6f}", st.started.us());
-        line += ',';
+            csv.fixed(st.started.us());
+        else
+            csv.empty();
         if (st.finished != Time::never())
-            fmt::format_to(std::back_inserter(line), "{:.6f},{:.6f}", st.finished.us(),
-                           (st.finished - st.started).us());
+            csv.fixed(st.finished.us()).fixed((st.finished - st.started).us());
         else
-            line += ',';
+            csv.empty().empty();
         if (!tags.empty() && tags[i].phase != 0)
-            fmt::format_to(std::back_inserter(line), ",{},{},{},{},", message_phase_name(tags[i]),
-                           message_pass_name(tags[i]), tags[i].layer, tags[i].micro_batch);
+            csv.text(message_phase_name(tags[i]))
+                .text(message_pass_name(tags[i]))
+                .integer(tags[i].layer)
+                .integer(tags[i].micro_batch);
         else
-            line += ",,,,,";
-        line += message_path(w, static_cast<std::uint32_t>(i), layout);
-        line += '\n';
-        out << line;
+            csv.empty().empty().empty().empty();
+        csv.text(message_path(w, static_cast<std::uint32_t>(i), layout));
+        csv.end_row();
         ++done.rows;
     }
     done.what = done.sampled ? fmt::format(

@@ -12,7 +12,7 @@ namespace {
 
 // Sections every simulated run writes (results_json.cpp), and the topology's inventory, which
 // a cost-only sweep has alone. Families whose members depend on the fabric end in '.'.
-constexpr std::array<std::string_view, 46> kRunKeys = {"bandwidth.algbw_GBps",
+constexpr std::array<std::string_view, 47> kRunKeys = {"bandwidth.algbw_GBps",
                                                        "bandwidth.busbw_GBps",
                                                        "load.hottest_nic",
                                                        "load.hottest_nic_share",
@@ -57,7 +57,8 @@ constexpr std::array<std::string_view, 46> kRunKeys = {"bandwidth.algbw_GBps",
                                                        "sim.sim_time_us",
                                                        "sim.memory_estimate_bytes",
                                                        "sim.wall_s",
-                                                       "sim.events_per_s"};
+                                                       "sim.events_per_s",
+                                                       "tier_series."};
 constexpr std::array<std::string_view, 19> kTopologyKeys = {"topology.bisection_gbps",
                                                             "topology.cables.",
                                                             "topology.cost_breakdown.",

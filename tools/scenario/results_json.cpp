@@ -13,6 +13,7 @@
 #include "sim/percentiles.hpp"
 #include "tools/scenario/build.hpp"
 #include "tools/scenario/build_info.hpp"
+#include "tools/scenario/csv_writer.hpp"
 #include "tools/scenario/results_csv.hpp"
 
 namespace clustersim {
@@ -260,6 +261,11 @@ Json run_results_json(const Scenario& s, const Topology& t, const Topology& simu
                         {"rows", r.queue_samples.size()},
                         {"truncated", r.samples_truncated},
                         {"file", "queues.csv"}};
+    // Per tier over time (tiers.csv): the period the run ended at, after doublings.
+    j["tier_series"] = {{"period_us", r.tiers.period().us()},
+                        {"points", r.tiers.points()},
+                        {"tiers", r.tiers.tiers().size()},
+                        {"file", "tiers.csv"}};
     net["cnps"] = r.counters.cnps;
     net["bytes_redundant"] = r.counters.payload_redundant;
     net["packets_retransmitted"] = r.counters.retransmitted_packets;
@@ -381,16 +387,23 @@ std::string run_summary_table(const Json& j) {
 }
 
 std::string queues_csv(const PortGraph& graph, const SimulationResult& r) {
-    std::string out = "time_us,channel,from,to,queued_bytes,paused,drops,ecn_marks\n";
+    CsvWriter csv(
+        {"time_us", "channel", "from", "to", "queued_bytes", "paused", "drops", "ecn_marks"});
     const auto channels = graph.channels();
     auto node = [](NodeRef n) {
         return fmt::format("{}{}", n.kind == NodeKind::Switch ? "switch:" : "endpoint:", n.index);
     };
     for (const QueueSample& q : r.queue_samples)
-        out += fmt::format("{:.6f},{},{},{},{},{},{},{}\n", q.at.us(), q.channel,
-                           node(channels[q.channel].from), node(channels[q.channel].to),
-                           q.queued_bytes, q.paused ? 1 : 0, q.drops, q.ecn_marks);
-    return out;
+        csv.fixed(q.at.us())
+            .integer(q.channel)
+            .text(node(channels[q.channel].from))
+            .text(node(channels[q.channel].to))
+            .integer(q.queued_bytes)
+            .integer(q.paused ? 1 : 0)
+            .integer(q.drops)
+            .integer(q.ecn_marks)
+            .end_row();
+    return csv.str();
 }
 
 std::string unfinished_report(const Workload& w, const SimulationResult& r, std::size_t limit) {

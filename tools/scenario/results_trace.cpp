@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "tools/scenario/messages_csv.hpp"
+#include "tools/scenario/results_csv.hpp"
 #include "tools/scenario/results_json.hpp"
 
 namespace clustersim {
@@ -95,7 +96,34 @@ TraceWritten write_trace(std::ostream& out, const Scenario& s, const PreparedRun
         if (r.computes[c].finished != Time::never()) ++cost[w.computes[c].gpu];
     for (std::size_t m = 0; m < w.messages.size(); ++m)
         if (done(m)) cost[w.messages[m].src] += 2;
-    std::uint64_t global = 16 + r.utilisation_samples.size() + r.queue_samples.size();
+    // The fabric's counters: two per busy tier per (merged) point, at most an eighth of the
+    // limit; eight hot ports per queue snapshot.
+    std::vector<std::uint64_t> tier_bytes(r.tiers.tiers().size(), 0);
+    for (std::size_t i = 0; i < r.tiers.points(); ++i)
+        for (std::size_t k = 0; k < tier_bytes.size(); ++k)
+            tier_bytes[k] += r.tiers.point(i, k).bytes;
+    const auto busy_tiers = static_cast<std::uint64_t>(
+        std::count_if(tier_bytes.begin(), tier_bytes.end(), [](std::uint64_t b) { return b > 0; }));
+    const std::uint64_t counter_budget = limit / 8;
+    std::size_t stride = 0;  // 0: no tier counters fit
+    if (busy_tiers > 0 && r.tiers.points() > 0 && counter_budget >= 2 * busy_tiers) {
+        const std::uint64_t fit = counter_budget / (2 * busy_tiers);  // points per tier
+        stride = static_cast<std::size_t>((r.tiers.points() + fit - 1) / fit);
+    }
+    const std::uint64_t tier_counters =
+        stride ? 2 * busy_tiers * ((r.tiers.points() + stride - 1) / stride) : 0;
+    // The hottest ports' counters (sim.sample_us): every `snapshot_stride`-th snapshot, within
+    // another eighth.
+    std::uint64_t snapshots = 0;
+    for (std::size_t i = 0; i < r.queue_samples.size(); ++i)
+        snapshots += i == 0 || r.queue_samples[i].at != r.queue_samples[i - 1].at;
+    const std::uint64_t snapshot_stride =
+        snapshots == 0 ? 1
+                       : std::max<std::uint64_t>(1, (8 * snapshots + counter_budget) /
+                                                        std::max<std::uint64_t>(1, counter_budget));
+    const std::uint64_t hot_counters =
+        counter_budget >= 8 ? 8 * (snapshots / snapshot_stride + 1) : 0;
+    std::uint64_t global = 16 + tier_counters + hot_counters;
     if (p.moe) {
         const std::uint64_t per_gpu = 2 * 2 + 4;  // dispatch and combine slices, two flows
         global += 2 * p.moe->all_to_alls.size();
@@ -251,36 +279,79 @@ TraceWritten write_trace(std::ostream& out, const Scenario& s, const PreparedRun
                  {"dur", us(st.finished - st.started)},
                  {"args", {{"stage", stage}, {"nominal_us", us(w.computes[c].duration)}}}});
     }
-    // The fabric's queued bytes and switch-to-switch link use over time (sim.sample_us).
-    if (!r.queue_samples.empty() || !r.utilisation_samples.empty())
-        t.write(name_event(kQueuePid, std::nullopt, "process_name", "fabric"));
-    if (!r.queue_samples.empty()) {
-        Time at = r.queue_samples.front().at;
-        std::uint64_t queued = 0;
-        for (const QueueSample& q : r.queue_samples) {
-            if (q.at != at) {
-                t.write({{"ph", "C"},
-                         {"pid", kQueuePid},
-                         {"name", "queued bytes"},
-                         {"ts", us(at)},
-                         {"args", {{"bytes", queued}}}});
-                at = q.at;
-                queued = 0;
+    // Per tier over time: its links' utilisation and its deepest port (models/tier_series.hpp),
+    // tiers that carried bytes only, every `stride` points merged so that they take at most an
+    // eighth of the limit.
+    const SimulatedFabric& f = p.fabric;
+    const auto channels = f.simulated().graph.channels();
+    const TierSeries& series = r.tiers;
+    t.write(name_event(kQueuePid, std::nullopt, "process_name", "fabric"));
+    for (std::size_t k = 0; k < series.tiers().size(); ++k) {
+        const ChannelTier& tier = series.tiers()[k];
+        if (tier_bytes[k] == 0 || series.points() == 0 || stride == 0) continue;
+        const std::string name =
+            channel_tier(f.fabric, f.simulated(), layout, tier.example_channel);
+        for (std::size_t i = 0; i < series.points(); i += stride) {
+            const std::size_t last = std::min(series.points(), i + stride) - 1;
+            std::uint64_t bytes = 0, queue = 0;
+            for (std::size_t j = i; j <= last; ++j) {
+                bytes += series.point(j, k).bytes;
+                queue = std::max(queue, series.point(j, k).max_queue_bytes);
             }
-            queued += q.queued_bytes;
+            const Time from = series.at(i) - series.span_of(i);
+            const double bits =
+                static_cast<double>(tier.capacity_bps) * (series.at(last) - from).seconds();
+            t.write(
+                {{"ph", "C"},
+                 {"pid", kQueuePid},
+                 {"name", "utilisation % " + name},
+                 {"ts", us(from)},
+                 {"args", {{"%", bits > 0 ? 100 * static_cast<double>(bytes) * 8 / bits : 0.0}}}});
+            t.write({{"ph", "C"},
+                     {"pid", kQueuePid},
+                     {"name", "deepest queue " + name},
+                     {"ts", us(from)},
+                     {"args", {{"bytes", queue}}}});
         }
-        t.write({{"ph", "C"},
-                 {"pid", kQueuePid},
-                 {"name", "queued bytes"},
-                 {"ts", us(at)},
-                 {"args", {{"bytes", queued}}}});
     }
-    for (const UtilisationSample& u : r.utilisation_samples)
-        t.write({{"ph", "C"},
-                 {"pid", kQueuePid},
-                 {"name", "switch-to-switch link utilisation"},
-                 {"ts", us(u.at)},
-                 {"args", {{"%", 100 * u.fabric_utilisation}}}});
+    // The hottest ports (sim.sample_us): the eight whose sampled queue grew deepest.
+    std::map<std::uint32_t, std::uint64_t> deepest;
+    for (const QueueSample& q : r.queue_samples)
+        deepest[q.channel] = std::max(deepest[q.channel], q.queued_bytes);
+    std::vector<std::pair<std::uint64_t, std::uint32_t>> hottest;
+    for (const auto& [c, b] : deepest) hottest.emplace_back(b, c);
+    std::sort(hottest.begin(), hottest.end(), [](const auto& a, const auto& b) {
+        return a.first != b.first ? a.first > b.first : a.second < b.second;
+    });
+    if (hottest.size() > 8) hottest.resize(8);
+    if (hot_counters == 0) hottest.clear();
+    std::vector<std::string> hot_name;
+    for (const auto& [b, c] : hottest)
+        hot_name.push_back(fmt::format("queue {}>{}", part_name(layout, channels[c].from),
+                                       part_name(layout, channels[c].to)));
+    // A port missing from a snapshot held nothing: its counter drops to zero there.
+    std::vector<std::uint64_t> at_snapshot(hottest.size(), 0);
+    std::uint64_t snapshot = 0;
+    auto emit = [&](Time at) {
+        if (snapshot++ % snapshot_stride != 0) {
+            std::fill(at_snapshot.begin(), at_snapshot.end(), 0);
+            return;
+        }
+        for (std::size_t h = 0; h < hottest.size(); ++h) {
+            t.write({{"ph", "C"},
+                     {"pid", kQueuePid},
+                     {"name", hot_name[h]},
+                     {"ts", us(at)},
+                     {"args", {{"bytes", at_snapshot[h]}}}});
+            at_snapshot[h] = 0;
+        }
+    };
+    for (std::size_t i = 0; i < r.queue_samples.size() && !hottest.empty(); ++i) {
+        const QueueSample& q = r.queue_samples[i];
+        for (std::size_t h = 0; h < hottest.size(); ++h)
+            if (hottest[h].second == q.channel) at_snapshot[h] = q.queued_bytes;
+        if (i + 1 == r.queue_samples.size() || r.queue_samples[i + 1].at != q.at) emit(q.at);
+    }
     // Messages, as async slices per sender, with what they are.
     t.write(name_event(kMessagePid, std::nullopt, "process_name", "messages by sender"));
     for (std::size_t m = 0; m < w.messages.size(); ++m) {

@@ -4,6 +4,8 @@
 
 #include <filesystem>
 
+#include "tools/scenario/expert_load_csv.hpp"
+#include "tools/scenario/gpu_timeline.hpp"
 #include "tools/scenario/output_files.hpp"
 #include "tools/scenario/results_csv.hpp"
 #include "tools/scenario/results_trace.hpp"
@@ -67,8 +69,9 @@ RunOutcome execute_run(const Scenario& s, const PreparedRun& p, bool progress) {
 }
 
 const std::vector<std::string>& run_output_files() {
-    static const std::vector<std::string> files = {"messages.csv", "links.csv",  "nics.csv",
-                                                   "trace.json",   "queues.csv", "results.json"};
+    static const std::vector<std::string> files = {
+        "messages.csv", "links.csv",  "nics.csv",   "tiers.csv",   "gpu_timeline.csv",
+        "experts.csv",  "trace.json", "queues.csv", "results.json"};
     return files;
 }
 
@@ -110,6 +113,17 @@ RunFilesWritten write_run_outputs(const std::string& dir_name, const Scenario& s
     write_file_atomically((dir / "nics.csv").string(),
                           nics_csv(f.fabric, f.simulated(), f.node_layout(), w, r,
                                    s.cluster.nics_per_node, s.cluster.gpus_per_node));
+    write_file_atomically((dir / "tiers.csv").string(),
+                          tiers_csv(f.fabric, f.simulated(), f.node_layout(), r));
+    write_stream_atomically((dir / "gpu_timeline.csv").string(), [&](std::ostream& out) {
+        write_gpu_timeline_csv(out, w, r, p.moe ? &*p.moe : nullptr,
+                               f.simulated().graph.endpoint_count());
+    });
+    if (p.moe)
+        write_stream_atomically((dir / "experts.csv").string(),
+                                [&](std::ostream& out) { write_expert_load_csv(out, *p.moe); });
+    else
+        std::filesystem::remove(dir / "experts.csv", ec);
     write_stream_atomically((dir / "trace.json").string(), [&](std::ostream& out) {
         const TraceWritten t = write_trace(out, s, p, r, trace_limit);
         written.trace_events = t.events;

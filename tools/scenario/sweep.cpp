@@ -17,6 +17,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "tools/scenario/csv_writer.hpp"
 #include "tools/scenario/estimate.hpp"
 #include "tools/scenario/loader.hpp"
 #include "tools/scenario/output_files.hpp"
@@ -76,21 +77,6 @@ Json metrics_of(const Scenario& s, const Json& r, const std::string& objective) 
     }
     if (!objective.empty()) copy("objective", objective);
     return m;
-}
-
-// RFC 4180: a field holding a comma, a quote or a line break is quoted, its quotes doubled.
-std::string csv_cell(const std::string& v) {
-    if (v.find_first_of(",\"\r\n") == std::string::npos) return v;
-    std::string out = "\"";
-    for (char c : v) {
-        if (c == '"') out += '"';
-        out += c;
-    }
-    return out + "\"";
-}
-
-std::string number_cell(const Json& v) {
-    return v.is_number() ? fmt::format("{}", v.get<double>()) : std::string();
 }
 
 // A swept value's YAML text as typed JSON: integers stay integers, `true` a boolean, a map an
@@ -461,31 +447,40 @@ SweepSummary run_sweep(const SweepSpec& spec, const SweepOptions& options) {
         return t;
     };
 
-    std::string csv = "point";
-    for (const SweepAxis& a : spec.grid) csv.append(",").append(csv_cell(a.path));
-    for (const SweepAxis& a : spec.zip) csv.append(",").append(csv_cell(a.path));
-    csv += ",seeds,status";
+    CsvWriter csv;
+    csv.text("point");
+    for (const SweepAxis& a : spec.grid) csv.text(a.path);
+    for (const SweepAxis& a : spec.zip) csv.text(a.path);
+    csv.text("seeds").text("status");
     for (const char* m : kMetrics) {
-        csv.append(",").append(m);
-        if (spec.seeds > 1) csv.append(",").append(m).append("_ci95");
+        csv.text(m);
+        if (spec.seeds > 1) csv.text(std::string(m) + "_ci95");
     }
-    csv += ",pareto,tied_with,error\n";
+    csv.text("pareto").text("tied_with").text("error").end_row();
+    auto number = [&](const Json& v) -> CsvWriter& {
+        return v.is_number() ? csv.real(v.get<double>()) : csv.empty();
+    };
     Json rows = Json::array();
     for (std::size_t i = 0; i < points.size(); ++i) {
-        csv += std::to_string(i);
-        for (const Override& o : points[i].sets) csv.append(",").append(csv_cell(o.value));
-        csv += fmt::format(",{},{}", spec.seeds, csv_cell(records[i]["status"].get<std::string>()));
+        csv.integer(i);
+        for (const Override& o : points[i].sets) csv.text(o.value);
+        csv.integer(spec.seeds).text(records[i]["status"].get<std::string>());
         for (const char* m : kMetrics) {
             const bool has = stats[i].contains(m);
-            csv.append(",").append(has ? number_cell(stats[i][m]["mean"]) : std::string());
-            if (spec.seeds > 1)
-                csv.append(",").append(has && stats[i][m].contains("ci95")
-                                           ? number_cell(stats[i][m]["ci95"])
-                                           : std::string());
+            if (has)
+                number(stats[i][m]["mean"]);
+            else
+                csv.empty();
+            if (spec.seeds > 1) {
+                if (has && stats[i][m].contains("ci95"))
+                    number(stats[i][m]["ci95"]);
+                else
+                    csv.empty();
+            }
         }
         const std::string error =
             records[i].contains("error") ? records[i]["error"].get<std::string>() : "";
-        csv += fmt::format(",{},{},{}\n", pareto[i] ? 1 : 0, tie_text(i), csv_cell(error));
+        csv.integer(pareto[i] ? 1 : 0).text(tie_text(i)).text(error).end_row();
         Json row;
         row["point"] = i;
         row["sets"] = records[i]["sets"];
@@ -498,7 +493,7 @@ SweepSummary run_sweep(const SweepSpec& spec, const SweepOptions& options) {
         if (!error.empty()) row["error"] = error;
         rows.push_back(row);
     }
-    summary.csv = csv;
+    summary.csv = csv.str();
     summary.json["tool"] = tool_json();
     summary.json["sweep"] = spec.file;
     summary.json["objective"] = spec.objective;
@@ -506,7 +501,7 @@ SweepSummary run_sweep(const SweepSpec& spec, const SweepOptions& options) {
     summary.json["seeds"] = spec.seeds;
     summary.json["points"] = rows;
     if (!options.out_dir.empty()) {
-        write_file_atomically((dir / "results.csv").string(), csv);
+        write_file_atomically((dir / "results.csv").string(), csv.str());
         write_file_atomically((dir / "results.json").string(), json_text(summary.json, 2) + "\n");
     }
     return summary;
