@@ -23,6 +23,7 @@ struct CreditReturn {
 };
 
 struct alignas(64) EgressPort {
+    // Line 1: what every service and enqueue reads.
     Time busy_until;                 // transmitter free from this time
     Time wake_at = Time::never();    // the one pending wake-up event, if any
     RingBuffer<Packet> queue;        // lane 0: the only lane in fat trees
@@ -31,12 +32,14 @@ struct alignas(64) EgressPort {
     std::uint8_t next_vl = 0;        // round-robin among lanes
     bool unlimited_credits = true;   // lossy mode, or a receiver that always sinks (a host)
     bool waiting_for_credit = false;
+    bool paused = false;  // PFC: stopped by the far end's pause frame
+    bool down = false;    // a fault stopped it (faults: link_down, switch_down, ...)
 
+    // Line 2: the credit path (lossless credits only).
     std::array<std::int64_t, kMaxVirtualLanes> credits_bytes{};
     RingBuffer<CreditReturn> returning;  // credits on their way back, in time order
+    // Written only when a queue grows past it (a statistic: not on every enqueue).
     std::uint64_t max_queue_bytes = 0;
-
-    std::array<RingBuffer<Packet>, kMaxVirtualLanes - 1> upper_queues;  // lanes 1..
     std::uint64_t buffer_bytes = 0;  // tail-drop limit in lossy mode
     // A packet that would queue past this is dropped: buffer_bytes in lossy mode, no limit in
     // lossless ones, 0 while a fault has the channel down (one comparison either way).
@@ -44,21 +47,18 @@ struct alignas(64) EgressPort {
     std::uint64_t drops = 0;        // tail drops
     std::uint64_t fault_drops = 0;  // lost to a fault: queued when it went down, or sent to it
 
-    bool paused = false;               // PFC: stopped by the far end's pause frame
-    bool down = false;                 // a fault stopped it (faults: link_down, switch_down, ...)
     std::uint32_t loss_threshold = 0;  // link_lossy: a packet is lost when its draw is below
     std::uint64_t loss_draws = 0;      // draws so far (the seeded stream's position)
     Time paused_since;
     Time paused_total;            // time spent paused
     std::uint64_t pauses = 0;     // pause frames received
     std::uint64_t ecn_marks = 0;  // packets it marked congestion experienced
-
-    RingBuffer<Packet>& lane(std::uint32_t vl) { return vl == 0 ? queue : upper_queues[vl - 1]; }
-    const RingBuffer<Packet>& lane(std::uint32_t vl) const {
-        return vl == 0 ? queue : upper_queues[vl - 1];
-    }
 };
 
-static_assert(offsetof(EgressPort, credits_bytes) == 64, "the credit path starts line 2");
+/// Lanes 1.. of a port, kept apart (Fabric::lane): only fabrics that route over more
+/// switch-to-switch hops than one lane can keep deadlock-free (Dragonfly, Slim Fly) have them,
+/// so a fat tree's port is three lines, not six.
+using UpperLanes = std::array<RingBuffer<Packet>, kMaxVirtualLanes - 1>;
+static_assert(sizeof(EgressPort) == 256);
 
 }  // namespace clustersim

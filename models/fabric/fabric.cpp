@@ -13,6 +13,7 @@ Fabric::Fabric(Simulator& sim, const PortGraph& graph, const NetworkParams& para
     const auto channels = graph.channels();
     links_.resize(channels.size());
     ports_.resize(channels.size());
+    if (params_.virtual_lanes > 1) upper_lanes_.resize(channels.size());
     first_endpoint_channel_ = static_cast<std::uint32_t>(channels.size());
     const bool lossless = params_.flow_control != FlowControl::Lossy;
     may_drop_ = !lossless;
@@ -130,7 +131,7 @@ std::uint64_t Fabric::set_down(std::uint32_t ch, bool down, std::uint64_t& paylo
     payload = 0;
     if (!down) return 0;
     for (std::uint32_t vl = 0; vl < params_.virtual_lanes; ++vl) {
-        RingBuffer<Packet>& q = port.lane(vl);
+        RingBuffer<Packet>& q = lane(ch, vl);
         while (!q.empty()) {
             const Packet p = q.pop_front();
             const std::uint32_t wire = wire_bytes(p);

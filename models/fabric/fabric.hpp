@@ -56,8 +56,9 @@ class Fabric {
     }
     std::uint32_t header_bytes() const { return params_.header_bytes; }
     /// Bytes per channel and per switch before any packet moves (run estimates).
-    static std::uint64_t bytes_per_channel(bool pfc) {
-        return sizeof(Link) + sizeof(EgressPort) + (pfc ? sizeof(PfcIngress) : 0);
+    static std::uint64_t bytes_per_channel(bool pfc, std::uint32_t virtual_lanes) {
+        return sizeof(Link) + sizeof(EgressPort) + (pfc ? sizeof(PfcIngress) : 0) +
+               (virtual_lanes > 1 ? sizeof(UpperLanes) : 0);
     }
     static std::uint64_t bytes_per_switch(bool pfc) { return pfc ? sizeof(SharedBuffer) : 0; }
     bool is_endpoint_channel(std::uint32_t ch) const { return ch >= first_endpoint_channel_; }
@@ -134,7 +135,14 @@ class Fabric {
     bool ecn_ = false;         // the congestion control needs ECN marks (its traits, read once)
     bool may_drop_ = false;    // lossy mode, or a fault has stopped or degraded a port
     std::vector<Link> links_;  // indexed by channel
-    std::vector<EgressPort> ports_;  // indexed by channel
+    std::vector<EgressPort> ports_;        // indexed by channel
+    std::vector<UpperLanes> upper_lanes_;  // per channel, with more than one lane only
+    RingBuffer<Packet>& lane(std::uint32_t ch, std::uint32_t vl) {
+        return vl == 0 ? ports_[ch].queue : upper_lanes_[ch][vl - 1];
+    }
+    const RingBuffer<Packet>& lane(std::uint32_t ch, std::uint32_t vl) const {
+        return vl == 0 ? ports_[ch].queue : upper_lanes_[ch][vl - 1];
+    }
     std::uint32_t first_endpoint_channel_ = 0;
     FabricCounters counters_;
     std::vector<PfcIngress> pfc_;       // per channel into a fabric switch (PFC mode only)
@@ -177,7 +185,7 @@ inline std::uint32_t Fabric::next_queued(std::uint32_t ch, std::uint32_t& vl) co
     const EgressPort& port = ports_[ch];
     const std::uint32_t lanes = params_.virtual_lanes;
     for (std::uint32_t i = 0, v = port.next_vl; i < lanes; ++i, v = v + 1 == lanes ? 0 : v + 1) {
-        const RingBuffer<Packet>& q = port.lane(v);
+        const RingBuffer<Packet>& q = lane(ch, v);
         if (q.empty()) continue;
         const std::uint32_t w = wire_bytes(q.front());
         if (port.unlimited_credits || port.credits_bytes[v] >= static_cast<std::int64_t>(w)) {
@@ -205,7 +213,7 @@ inline Time Fabric::begin_transmission(std::uint32_t ch, std::uint32_t wire, std
 
 inline Packet Fabric::pop_queued(std::uint32_t ch, std::uint32_t vl, std::uint32_t wire) {
     EgressPort& port = ports_[ch];
-    Packet p = port.lane(vl).pop_front();
+    Packet p = lane(ch, vl).pop_front();
     port.queued_bytes -= wire;
     port.next_vl = static_cast<std::uint8_t>(vl + 1 == params_.virtual_lanes ? 0 : vl + 1);
     // RED on the egress queue as the packet leaves it (the queue behind it), as the HPCC
@@ -307,9 +315,10 @@ inline bool Fabric::enqueue(std::uint32_t out, const Packet& p) {
     const std::uint32_t vl = links_[out].fabric_hop
                                  ? std::min<std::uint32_t>(p.fabric_hops, params_.virtual_lanes - 1)
                                  : 0;
-    port.lane(vl).push_back(p);
+    lane(out, vl).push_back(p);
     port.queued_bytes += wire;
-    port.max_queue_bytes = std::max(port.max_queue_bytes, port.queued_bytes);
+    if (port.queued_bytes > port.max_queue_bytes) [[unlikely]]
+        port.max_queue_bytes = port.queued_bytes;
     return true;
 }
 

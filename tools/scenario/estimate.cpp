@@ -112,7 +112,7 @@ RunEstimate estimate_run(const Scenario& s, const FabricPlan& f, const WorkloadS
     const std::uint64_t channels = 2 * f.cables;
     e.fabric_bytes = graph_bytes(f.fabric_switches, f.fabric_cables, f.fabric.inventory.endpoints) +
                      (f.node_model ? graph_bytes(f.switches, f.cables, f.endpoints) : 0) +
-                     channels * Fabric::bytes_per_channel(pfc) +
+                     channels * Fabric::bytes_per_channel(pfc, f.lanes) +
                      f.switches * Fabric::bytes_per_switch(pfc) +
                      Forwarding::memory_bytes(f.fabric_switches, f.switches, channels, f.endpoints,
                                               s.network.routing == "flowlet") +

@@ -135,7 +135,8 @@ SweepCheck check_sweep(const SweepSpec& spec) {
 std::string sweep_check_summary(const SweepSpec& spec, const SweepCheck& c, std::uint32_t threads) {
     const std::uint32_t t = std::max<std::uint32_t>(1, threads);
     std::string out = fmt::format(
-        "{}: {} ({} points, {} valid; {} runs at {} seed{}; about {} events; memory about {} per "
+        "{}: {} ({} points, {} valid; {} runs at {} seed{}; at most about {} events; memory about "
+        "{} per "
         "point; wall time about {:.0f} s on {} thread{} at {:.3g} events/s{})",
         spec.file, c.errors.empty() ? "ok" : "not ok", c.points, c.valid_points, c.runs, spec.seeds,
         spec.seeds == 1 ? "" : "s", c.events, format_bytes(c.memory_bytes), c.wall_s / t, t,
