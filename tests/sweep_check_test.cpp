@@ -177,3 +177,24 @@ TEST_CASE("a sweep prints an aligned table named by its keys, and keeps every ru
     CHECK(rec["runs"][1]["results"]["messages"]["makespan_us"] ==
           rec["runs"][1]["metrics"]["objective"]);
 }
+
+TEST_CASE("a sweep with a point that does not complete exits 4 and still writes the table",
+          "[sweep][system]") {
+    const auto dir = temp_dir("sweep-incomplete");
+    // The second point's time limit stops it long before its all-to-all ends.
+    write_text(dir / "s.yaml",
+               "base:\n"
+               "  cluster: {node: none}\n"
+               "  topology: {kind: ft2, switch_radix: 8, endpoints: 32}\n"
+               "  workload: {kind: alltoall, message_bytes: 16KiB}\n"
+               "grid:\n"
+               "  sim.max_time_us: [1000000, 1]\n"
+               "objective: {key: messages.makespan_us, goal: min}\n");
+    const auto r = run_cli("sweep " + (dir / "s.yaml").string() + " --out " + (dir / "o").string());
+    INFO(r.err);
+    CHECK(r.exit_code == 4);
+    const std::string csv = read_text(dir / "o" / "results.csv");
+    CHECK(csv.find("\n0,1000000,3,completed,") != std::string::npos);
+    CHECK(csv.find("\n1,1,3,time_limit,") != std::string::npos);
+    CHECK(r.out.find("time_limit") != std::string::npos);  // the table on stdout too
+}
