@@ -149,3 +149,23 @@ TEST_CASE(
     CHECK(combine / nc == Approx(results["decode"]["combine_us"].get<double>()).epsilon(1e-6));
     CHECK(compute > 0);
 }
+
+// A run longer than ten seconds, its stderr a file (as under Slurm): progress lines with the
+// share of the estimated events and the time left, one per ten seconds; none with --quiet.
+TEST_CASE("a run's progress reaches a log that is not a terminal, with percentage and ETA",
+          "[.slow][output][progress]") {
+    const auto dir = temp_dir("progress-log");
+    const std::string scen = source_path("scenarios/deepseek-v3-decode.yaml");
+    const auto r = run_cli("run " + scen + " --messages none --out " + (dir / "o").string());
+    REQUIRE(r.exit_code == 0);
+    INFO(r.err);
+    const auto line = r.err.find("% of at most ");
+    REQUIRE(line != std::string::npos);
+    CHECK(r.err.find(" s to go; simulated ", line) != std::string::npos);
+    CHECK(r.err.find("messages done", line) != std::string::npos);
+    CHECK(r.err.find('\r') == std::string::npos);  // lines, not a rewritten terminal line
+    const auto quiet =
+        run_cli("run " + scen + " --quiet --messages none --out " + (dir / "q").string());
+    REQUIRE(quiet.exit_code == 0);
+    CHECK(quiet.err.find("% of at most ") == std::string::npos);
+}

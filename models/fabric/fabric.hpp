@@ -311,8 +311,9 @@ inline bool Fabric::enqueue(std::uint32_t out, const Packet& p) {
     if (may_drop_ && port.queued_bytes + wire > port.drop_above_bytes) [[unlikely]] {
         if (refuse(out, p, wire)) return false;
     }
-    // Lane for the next hop: switch-to-switch hops taken so far (0 off the fabric's core).
-    const std::uint32_t vl = links_[out].fabric_hop
+    // Lane for the next hop: switch-to-switch hops taken so far (0 off the fabric's core). A
+    // one-lane fabric never reads the outgoing link here.
+    const std::uint32_t vl = params_.virtual_lanes > 1 && links_[out].fabric_hop
                                  ? std::min<std::uint32_t>(p.fabric_hops, params_.virtual_lanes - 1)
                                  : 0;
     lane(out, vl).push_back(p);
