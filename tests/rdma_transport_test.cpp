@@ -59,6 +59,40 @@ TEST_CASE(
     CHECK(t.counters().duplicate_packets == 2);
 }
 
+TEST_CASE(
+    "a receiver holds reordering of any depth: packets 300 apart, reversed, then a second "
+    "message reusing the first's spill",
+    "[transport]") {
+    const TestFabric f(small_ft2(4, 2));
+    Workload w;
+    const std::uint32_t n = 301;
+    for (int k = 0; k < 2; ++k)
+        w.add_message(MessageSpec{
+            .src = 0, .dst = 1, .bytes = std::uint64_t{n} * 4096, .start = Time::zero()});
+    RdmaTransport t(f.topology.graph, w, ib_params(), nullptr);
+    auto packet = [](std::uint32_t m, std::uint32_t seq) {
+        Packet p;
+        p.message = m;
+        p.sequence = seq;
+        p.payload_bytes = 4096;
+        return p;
+    };
+    for (std::uint32_t m = 0; m < 2; ++m) {
+        INFO("message " << m);
+        // Every packet but the first, last first; then duplicates far ahead; then the first.
+        for (std::uint32_t seq = n - 1; seq >= 1; --seq)
+            CHECK_FALSE(t.receive(packet(m, seq)).completes);
+        const std::uint64_t dups = t.counters().duplicate_packets;
+        for (std::uint32_t seq : {1u, 63u, 64u, 65u, 200u, 300u})
+            CHECK_FALSE(t.receive(packet(m, seq)).completes);
+        CHECK(t.counters().duplicate_packets == dups + 6);
+        CHECK(t.state(m).bytes_received == std::uint64_t{n - 1} * 4096);
+        CHECK(t.receive(packet(m, 0)).completes);  // all 301 in order now
+        CHECK(t.state(m).bytes_received == std::uint64_t{n} * 4096);
+        CHECK_FALSE(t.receive(packet(m, 150)).completes);  // below next_expected: a duplicate
+    }
+}
+
 TEST_CASE("a sender numbers its packets and marks the one that carries the last byte",
           "[transport]") {
     const TestFabric f(small_ft2(4, 2));

@@ -49,6 +49,7 @@ class DagRuntime {
     }
     std::uint64_t computes_finished() const { return computes_finished_; }
     std::span<const ComputeState> computes() const { return compute_state_; }
+    std::vector<ComputeState> take_computes() { return std::move(compute_state_); }
 
   private:
     struct JoinState {

@@ -86,6 +86,9 @@ class Network {
     NetworkCounters counters() const;
     std::span<const MessageState> messages() const { return transport_.messages(); }
     std::span<const ComputeState> computes() const { return dag_.computes(); }
+    /// Once the run is over: the states moved into the result (the network is spent after).
+    std::vector<MessageState> take_messages() { return transport_.take_messages(); }
+    std::vector<ComputeState> take_computes() { return dag_.take_computes(); }
     std::span<const Link> links() const { return fabric_.links(); }
     std::span<const EgressPort> ports() const { return fabric_.ports(); }
     const PortGraph& graph() const { return graph_; }

@@ -77,8 +77,6 @@ SimulationResult simulate(const PortGraph& graph, const ForwardingTables& routes
     r.queue_samples.assign(net.queue_samples().begin(), net.queue_samples().end());
     r.samples_truncated = net.samples_truncated();
     r.tiers = net.tier_series();
-    r.messages.assign(net.messages().begin(), net.messages().end());
-    r.computes.assign(net.computes().begin(), net.computes().end());
     if (net.failed())
         r.status = SimulationResult::Status::Failed;
     else if (net.all_finished())
@@ -94,6 +92,9 @@ SimulationResult simulate(const PortGraph& graph, const ForwardingTables& routes
     r.peak_packets = net.peak_packets();
     r.path_spread = net.path_spread();
     r.faults = net.fault_outcomes();
+    // Last: the network's own states become the result's (moved, not copied).
+    r.messages = net.take_messages();
+    r.computes = net.take_computes();
 
     const auto links = net.links();
     const auto ports = net.ports();

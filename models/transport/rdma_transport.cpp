@@ -98,12 +98,16 @@ std::uint32_t RdmaTransport::enqueue(std::uint32_t m) {
 
 namespace {
 
-// Drops bit 0 of a multi-word bitmap: bit k becomes bit k - 1.
-void shift_down_one(std::vector<std::uint64_t>& bits) {
+// Drops bit 0 of a multi-word bitmap: bit k becomes bit k - 1; returns the bit that falls
+// out of the first word into the word below (the caller's inline word).
+std::uint64_t shift_down_one(std::vector<std::uint64_t>& bits) {
+    if (bits.empty()) return 0;
+    const std::uint64_t out = bits[0] & 1u;
     for (std::size_t i = 0; i < bits.size(); ++i) {
         bits[i] >>= 1;
         if (i + 1 < bits.size()) bits[i] |= bits[i + 1] << 63;
     }
+    return out;
 }
 
 }  // namespace
@@ -131,18 +135,14 @@ Delivery RdmaTransport::receive(const Packet& p, Time now) {
         return d;
     };
     if (p.sequence < r.next_expected) return duplicate();
-    // Bit k of `ahead` stands for packet next_expected + k.
+    // Bit k of the bitmap stands for packet next_expected + 1 + k.
     const std::uint32_t off = p.sequence - r.next_expected;
     if (off > 0) {
         if (reliable && params_.retransmission == Retransmission::GoBackN) {
             ++counters_.discarded_out_of_order;
             counters_.payload_redundant += p.payload_bytes;
         } else {
-            if (r.ahead.size() <= off / 64) r.ahead.resize(off / 64 + 1, 0);
-            std::uint64_t& word = r.ahead[off / 64];
-            const std::uint64_t bit = std::uint64_t{1} << (off % 64);
-            if (word & bit) return duplicate();
-            word |= bit;
+            if (!mark_ahead(r, off - 1)) return duplicate();
             accept(m, p);
         }
         // A gap: NACK it once (the sender resends from it, or just it).
@@ -153,22 +153,54 @@ Delivery RdmaTransport::receive(const Packet& p, Time now) {
         return d;
     }
     accept(m, p);
-    ++r.next_expected;
-    if (!r.ahead.empty()) {
-        shift_down_one(r.ahead);
-        while (r.ahead[0] & 1u) {
-            ++r.next_expected;
-            shift_down_one(r.ahead);
-        }
-        if (std::all_of(r.ahead.begin(), r.ahead.end(), [](std::uint64_t w) { return w == 0; }))
-            r.ahead.clear();
-    }
+    advance(r);
     d.completes = r.next_expected == total;
     if (reliable && (d.completes || ++r.since_ack >= ack_every_)) {
         r.since_ack = 0;
         d.reply_channel = reply(m, PacketKind::Ack, r.next_expected);
     }
     return d;
+}
+
+bool RdmaTransport::mark_ahead(Receiver& r, std::uint32_t bit) {
+    std::uint64_t* word = &r.ahead;
+    if (bit >= 64) {
+        if (r.spill == kNone) {
+            if (free_spill_.empty()) {
+                r.spill = static_cast<std::uint32_t>(spill_.size());
+                spill_.emplace_back();
+            } else {
+                r.spill = free_spill_.back();
+                free_spill_.pop_back();
+            }
+        }
+        std::vector<std::uint64_t>& more = spill_[r.spill];
+        const std::size_t w = bit / 64 - 1;
+        if (more.size() <= w) more.resize(w + 1, 0);
+        word = &more[w];
+    }
+    const std::uint64_t mask = std::uint64_t{1} << (bit % 64);
+    if (*word & mask) return false;
+    *word |= mask;
+    return true;
+}
+
+void RdmaTransport::advance(Receiver& r) {
+    // next_expected has just arrived: move past it and every packet already here after it.
+    for (bool next = true; next;) {
+        ++r.next_expected;
+        next = r.ahead & 1u;
+        r.ahead >>= 1;
+        if (r.spill != kNone) {
+            std::vector<std::uint64_t>& more = spill_[r.spill];
+            r.ahead |= shift_down_one(more) << 63;
+            if (std::all_of(more.begin(), more.end(), [](std::uint64_t w) { return w == 0; })) {
+                more.clear();  // its capacity kept for the next message that spills
+                free_spill_.push_back(r.spill);
+                r.spill = kNone;
+            }
+        }
+    }
 }
 
 void RdmaTransport::accept(std::uint32_t m, const Packet& p) {

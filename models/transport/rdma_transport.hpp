@@ -113,6 +113,9 @@ class RdmaTransport {
 
     MessageState& state(std::uint32_t m) { return state_[m]; }
     std::span<const MessageState> messages() const { return state_; }
+    /// The messages' states, moved out once the run is over (the result keeps them; no copy
+    /// doubles them at the run's peak).
+    std::vector<MessageState> take_messages() { return std::move(state_); }
     const TransportCounters& counters() const { return counters_; }
 
   private:
@@ -139,12 +142,19 @@ class RdmaTransport {
         bool failed = false;             // past its retries: the queue pair is in its error state
     };
     std::uint32_t sender_channel(std::uint32_t m) const;
+    // Per message, 24 B: packets past next_expected that arrived early, as a bitmap whose
+    // first word is inline (a sprayed message's reordering rarely reaches 64 packets) and whose
+    // further words, when any, are a spill_ entry (no heap per message).
     struct Receiver {
-        std::uint32_t next_expected = 0;   // every packet below it has arrived
-        std::vector<std::uint64_t> ahead;  // bitmap of packets past next_expected, when any
-        std::uint32_t since_ack = 0;       // packets accepted since the last ACK
-        std::uint32_t nacked = kNone;      // the gap last NACKed (once per gap)
+        std::uint64_t ahead = 0;          // bit k: packet next_expected + 1 + k has arrived
+        std::uint32_t next_expected = 0;  // every packet below it has arrived
+        std::uint32_t since_ack = 0;      // packets accepted since the last ACK
+        std::uint32_t nacked = kNone;     // the gap last NACKed (once per gap)
+        std::uint32_t spill = kNone;      // spill_ entry: bits 64.. of `ahead`, when any
     };
+    static_assert(sizeof(Receiver) == 24);
+    bool mark_ahead(Receiver& r, std::uint32_t off);  // false: already there
+    void advance(Receiver& r);                        // next_expected past what has arrived
     std::uint32_t reply(std::uint32_t m, PacketKind kind, std::uint32_t sequence);
     void reactivate(std::uint32_t m);
     void accept(std::uint32_t m, const Packet& p);
@@ -163,8 +173,10 @@ class RdmaTransport {
     std::vector<std::uint32_t> channel_of_endpoint_;
     std::vector<std::uint32_t> entropy_;  // per message
     std::vector<MessageState> state_;
-    std::vector<Receiver> receivers_;  // per message
-    std::vector<Outgoing> outgoing_;   // per message (reliable connections only)
+    std::vector<Receiver> receivers_;                // per message
+    std::vector<std::vector<std::uint64_t>> spill_;  // Receiver::spill words, reused
+    std::vector<std::uint32_t> free_spill_;
+    std::vector<Outgoing> outgoing_;  // per message (reliable connections only)
     // Congestion control, per message (queue pair): pacing, and the algorithm's own state in
     // the alternative of cc_ that the run chose (CongestionControlList).
     struct Paced {

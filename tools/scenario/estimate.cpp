@@ -125,7 +125,7 @@ RunEstimate estimate_run(const Scenario& s, const FabricPlan& f, const WorkloadS
     const bool paced = s.network.congestion_control != "none";
     const std::uint64_t per_message = sizeof(MessageSpec) +
                                       RdmaTransport::bytes_per_message(reliable, paced) +
-                                      sizeof(MessageState) +  // the result's copy
+                                      // the result keeps the transport's states, moved
                                       DagRuntime::kBytesPerMessage;
     const std::uint64_t per_compute = sizeof(ComputeSpec) + sizeof(ComputeState) + 8;
     const std::uint64_t per_join = sizeof(JoinSpec) + DagRuntime::bytes_per_join();
