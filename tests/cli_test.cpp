@@ -314,10 +314,10 @@ TEST_CASE(
     const auto stopped =
         run_cli("run " + source_path("scenarios/ft2-incast.yaml") +
                 " --set network.flow_control=lossy --set network.port_buffer_bytes=65536"
-                " --set workload.message_bytes=256KiB --set sim.max_events=40000 --quiet --out " +
+                " --set workload.message_bytes=256KiB --set sim.max_events=60000 --quiet --out " +
                 dir.string());
     CHECK(stopped.exit_code == 3);
-    CHECK(stopped.err.find("sim.max_events (40000) reached") != std::string::npos);
+    CHECK(stopped.err.find("sim.max_events (60000) reached") != std::string::npos);
     CHECK(Json::parse(read(dir / "results.json"))["status"] == "event_limit");
 }
 

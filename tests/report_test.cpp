@@ -128,6 +128,16 @@ TEST_CASE("report escapes what the results say, and is byte-reproducible",
     CHECK(read_text(dir / "out" / "report.html") == page);
 }
 
+namespace {
+// 2,000 all-to-alls, each naming expert 65535: 131 M heatmap cells from a 60 kB file.
+std::string dense_experts() {
+    std::string t = "pass,layer,micro_batch,group,expert,gpu,tokens\n";
+    for (int layer = 0; layer < 2000; ++layer)
+        t += "forward," + std::to_string(layer) + ",0,0,65535,0,1\n";
+    return t;
+}
+}  // namespace
+
 TEST_CASE("report refuses a corrupt folder in one located line, never a traceback",
           "[report][input][system]") {
     const auto base = temp_dir("report-corrupt");
@@ -163,6 +173,14 @@ TEST_CASE("report refuses a corrupt folder in one located line, never a tracebac
          "\"ts\": \"soon\"}]}",
          "trace.json: ts: expected a number"},
         {"missing", "nics.csv", "", "nics.csv: missing"},
+        // The decode pictures' files: a time matplotlib cannot scale, an unknown state, and a
+        // tiny file that names a huge heatmap.
+        {"huge-time", "tiers.csv",
+         "time_us,period_us,tier,utilisation,max_queue_bytes\n1e308,1,leaf-spine,0.5,0\n",
+         "tiers.csv:2:1: time_us: 1e308 is out of range"},
+        {"bad-state", "gpu_timeline.csv", "gpu,state,start_us,end_us,stage\n0,napping,0,1,\n",
+         "gpu_timeline.csv:2:1: state: 'napping'"},
+        {"dense-experts", "experts.csv", dense_experts(), "2000 all-to-alls x 65536 experts"},
     };
     for (const auto& v : variants) {
         const auto dir = base / v.name;

@@ -40,6 +40,9 @@ plt.rcParams.update({"svg.fonttype": "none", "font.size": 9, "figure.dpi": 96,
 MAX_JSON_BYTES = 64 << 20
 MAX_CSV_BYTES = 4 << 30
 csv.field_size_limit(1 << 20)
+MAX_CELL = 1e18  # bytes, microseconds: far past any run's
+MAX_TIMELINE_GPUS = 1024  # the binary writes 16
+MAX_EXPERT_CELLS = 4_000_000  # all-to-alls x experts of the heatmap
 
 
 class BadInput(Exception):
@@ -133,6 +136,9 @@ def number(path, row, column, empty_ok=True):
         v = math.nan
     if not math.isfinite(v):
         raise BadInput(path, f"{column}: '{printable(text)}' is not a number", row["_line"])
+    if abs(v) > MAX_CELL:  # clustersim writes none so large; matplotlib cannot scale such axes
+        raise BadInput(path, f"{column}: {printable(text)} is out of range (expected at most "
+                             f"{MAX_CELL:g} in magnitude)", row["_line"])
     return v
 
 
@@ -275,6 +281,9 @@ def gpu_timeline(path):
         key = r["stage"] if state == "compute" else state
         if state == "compute" and key not in stages:
             stages[key] = STAGE_COLOURS[len(stages) % len(STAGE_COLOURS)]
+        if gpu not in lanes and len(lanes) == MAX_TIMELINE_GPUS:
+            raise BadInput(path, f"more than {MAX_TIMELINE_GPUS} GPUs (expected the sample "
+                                 "clustersim writes)", r["_line"])
         lanes.setdefault(gpu, {}).setdefault(key, []).append((start, end - start))
     if not lanes:
         return ""
@@ -310,6 +319,9 @@ def expert_load(path):
         rows[key][e] = rows[key].get(e, 0.0) + number(path, r, "tokens", False)
     if not rows or len(rows) > 2000:
         return ""
+    if len(rows) * experts > MAX_EXPERT_CELLS:
+        raise BadInput(path, f"{len(rows)} all-to-alls x {experts} experts (expected at most "
+                             f"{MAX_EXPERT_CELLS} cells)")
     keys = list(rows)
     m = []
     for k in keys:

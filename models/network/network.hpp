@@ -75,6 +75,11 @@ class Network {
     std::span<const QueueSample> queue_samples() const { return samples_; }
     bool samples_truncated() const { return samples_truncated_; }
     const TierSeries& tier_series() const { return series_; }
+    /// The run is over: one last point up to `end`, so that the series holds every byte.
+    void close_tier_series(Time end) {
+        if (series_.points() == 0 || series_.at(series_.points() - 1) < end)
+            series_.sample(end, fabric_.links(), fabric_.ports());
+    }
     /// When the last event other than a sample ran: the run's end (samples never extend it).
     Time last_activity() const { return last_activity_; }
     void handle(const Event& e);

@@ -76,6 +76,7 @@ SimulationResult simulate(const PortGraph& graph, const ForwardingTables& routes
     r.counters = net.counters();
     r.queue_samples.assign(net.queue_samples().begin(), net.queue_samples().end());
     r.samples_truncated = net.samples_truncated();
+    net.close_tier_series(r.end_time);
     r.tiers = net.tier_series();
     if (net.failed())
         r.status = SimulationResult::Status::Failed;

@@ -39,6 +39,9 @@ struct TierPoint {
 class TierSeries {
   public:
     static constexpr std::uint32_t kMaxPoints = 1024;
+    /// Samples any run takes, at most: kMaxPoints, then kMaxPoints / 2 per doubling, and a
+    /// 1 us period doubles at most 44 times within a 64-bit picosecond clock (2^63 ps).
+    static constexpr std::uint64_t kMaxSamples = kMaxPoints + kMaxPoints / 2 * 44;
 
     TierSeries() = default;
     TierSeries(const PortGraph& graph, const NodeLayout* layout);

@@ -12,6 +12,7 @@
 #include "models/fabric/fabric.hpp"
 #include "models/forwarding/forwarding.hpp"
 #include "models/network/port_graph.hpp"
+#include "models/network/tier_series.hpp"
 #include "models/transport/rdma_transport.hpp"
 #include "sim/event.hpp"
 #include "tools/scenario/process_memory.hpp"
@@ -104,8 +105,10 @@ RunEstimate estimate_run(const Scenario& s, const FabricPlan& f, const WorkloadS
     const TopologyKind* kind = find_topology_kind(s.topology.kind);
     const std::uint64_t links = f.fabric.inventory.max_hops + 1 + (f.node_model ? 4 : 0) +
                                 (f.node_model && kind && kind->pxn ? 2 : 0);
-    const long double events =
-        static_cast<long double>(packets) * 2 * links + 2.0L * static_cast<long double>(w.messages);
+    // The tier series' samples too (models/network/tier_series.hpp), at most a fixed count.
+    const long double events = static_cast<long double>(packets) * 2 * links +
+                               2.0L * static_cast<long double>(w.messages) +
+                               static_cast<long double>(TierSeries::kMaxSamples);
     e.events = events > 1.8e19L ? UINT64_MAX : static_cast<std::uint64_t>(events);
 
     const bool pfc = s.network.flow_control == FlowControl::Pfc;
