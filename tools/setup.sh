@@ -10,5 +10,6 @@ echo
 echo "== build/clustersim run $main_scenario --out out/main --report"
 build/clustersim run "$main_scenario" --out out/main --report
 echo
-echo "results: out/main/results.json, messages.csv, links.csv, nics.csv, trace.json (open it in"
-echo "ui.perfetto.dev) and report.html (plots, opens offline)"
+echo "results: out/main/results.json, messages.csv, links.csv, nics.csv, tiers.csv,"
+echo "gpu_timeline.csv, experts.csv, trace.json (open it in ui.perfetto.dev) and report.html"
+echo "(plots, opens offline)"
