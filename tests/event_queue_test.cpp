@@ -2,6 +2,8 @@
 
 #include <limits>
 #include <queue>
+#include <utility>
+#include <vector>
 
 #include "sim/event_queue.hpp"
 #include "sim/random.hpp"
@@ -70,6 +72,38 @@ TEST_CASE("simulator stops at the time limit without running later events", "[si
     CHECK(sim.now() == Time::from_ps(50));
     CHECK(sim.run(r) == StopReason::QueueEmpty);
     CHECK(r.seen.back() == 100);
+}
+
+namespace {
+// Each event of kind 1 schedules two events at time 100: one for its own process, one for
+// process 0; the handled (process, target) pairs are recorded in order.
+struct ProcessRecorder {
+    Simulator* sim;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> seen;
+    void handle(const Event& e) {
+        seen.emplace_back(sim->current_process(), e.target);
+        if (e.kind == 1) {
+            sim->schedule(Time::from_ps(100), 10 + e.target, 0);
+            sim->schedule(Time::from_ps(100), 20 + e.target, 0, 0);
+        }
+    }
+};
+}  // namespace
+
+TEST_CASE("events at one time run in (source process, sequence) order, not insertion order",
+          "[sim]") {
+    // Process 2's event runs first (time 1), process 1's second (time 2): by insertion, process
+    // 2's children would run first at time 100; by source process, process 1's do.
+    Simulator sim;
+    sim.set_processes(3);
+    CHECK(sim.current_process() == 3);  // setup: the observer's
+    ProcessRecorder r{&sim, {}};
+    sim.schedule(Time::from_ps(2), 1, 1, 1);
+    sim.schedule(Time::from_ps(1), 2, 1, 2);
+    sim.run(r);
+    using P = std::pair<std::uint32_t, std::uint32_t>;
+    CHECK(r.seen == std::vector<P>{{2, 2}, {1, 1}, {1, 11}, {0, 21}, {2, 12}, {0, 22}});
+    CHECK(sim.current_process() == 3);
 }
 
 TEST_CASE("random streams are reproducible per seed and name, and independent across names",

@@ -157,7 +157,8 @@ TEST_CASE("ECN marks a packet as it leaves the queue, on the bytes behind it",
     Simulator sim;
     NetworkParams p = ib_params();
     p.cc = DcqcnParams{};  // turns ECN marking on
-    Fabric fabric(sim, f.topology.graph, p, nullptr);
+    const LogicalProcesses processes = logical_processes(f.topology.graph, nullptr);
+    Fabric fabric(sim, f.topology.graph, p, nullptr, processes);
     const std::uint32_t port = 0;  // any egress port
     const std::uint32_t wire = p.mtu_bytes + p.header_bytes;
     const std::uint32_t packets = 200;  // 824 KB, twice Kmax

@@ -213,3 +213,25 @@ TEST_CASE(
         CHECK(all > large);
     }
 }
+
+TEST_CASE(
+    "logical processes: a process per fabric switch and per node, every channel's ends in "
+    "the process of their device",
+    "[node][parallel]") {
+    const Run r = run_yaml("lp-mpft",
+                           "topology: {kind: mpft, endpoints: 128}\nworkload: {kind: alltoall, "
+                           "message_bytes: 4KiB}\n");
+    const NodeLayout& l = *r.fabric.node_layout();
+    const auto& g = r.fabric.simulated().graph;
+    const LogicalProcesses lp = logical_processes(g, &l);
+    const std::uint32_t nodes = g.endpoint_count() / l.gpus_per_node;
+    CHECK(lp.count == l.fabric_switches + nodes);
+    for (std::uint32_t s = 0; s < g.switch_count(); ++s)
+        CHECK(lp.of_switch[s] == (s < l.fabric_switches ? s : l.fabric_switches + l.node_of[s]));
+    for (std::uint32_t gpu = 0; gpu < g.endpoint_count(); ++gpu)
+        CHECK(lp.of_endpoint[gpu] == l.fabric_switches + gpu / l.gpus_per_node);
+    // Bare endpoints: one process each, after the switches.
+    const LogicalProcesses bare = logical_processes(g, nullptr);
+    CHECK(bare.count == g.switch_count() + g.endpoint_count());
+    CHECK(bare.of_endpoint.back() == bare.count - 1);
+}

@@ -7,8 +7,10 @@
 
 namespace clustersim {
 
-DagRuntime::DagRuntime(Simulator& sim, const Workload& workload, std::uint32_t gpus)
-    : sim_(sim), workload_(workload) {
+DagRuntime::DagRuntime(Simulator& sim, const Workload& workload,
+                       std::span<const std::uint32_t> gpu_process)
+    : sim_(sim), gpu_process_(gpu_process), workload_(workload) {
+    const auto gpus = static_cast<std::uint32_t>(gpu_process.size());
     const auto& deps = workload.dependencies;
     const std::size_t slots =
         2 * workload.messages.size() + workload.computes.size() + workload.joins.size();
@@ -31,6 +33,20 @@ DagRuntime::DagRuntime(Simulator& sim, const Workload& workload, std::uint32_t g
     compute_state_.resize(workload.computes.size());
 }
 
+std::uint32_t DagRuntime::process_of(TaskRef t) const {
+    switch (t.kind) {
+        case TaskKind::Transfer:
+            return gpu_process_[workload_.messages[t.index].src];
+        case TaskKind::Compute:
+            return gpu_process_[workload_.computes[t.index].gpu];
+        case TaskKind::Join: {
+            const std::uint32_t gpu = workload_.joins[t.index].gpu;
+            return gpu == kNone ? sim_.observer_process() : gpu_process_[gpu];
+        }
+    }
+    return sim_.observer_process();
+}
+
 std::uint32_t DagRuntime::slot(TaskRef t, Completion on) const {
     const auto messages = static_cast<std::uint32_t>(workload_.messages.size());
     switch (t.kind) {
@@ -48,12 +64,14 @@ void DagRuntime::start() {
     for (std::uint32_t m = 0; m < workload_.messages.size(); ++m) {
         const Time at = workload_.messages[m].start;
         if (at != Time::never() && !has_input_message_[m])
-            sim_.schedule(at, TaskRef{TaskKind::Transfer, m}.packed(), kActivate);
+            sim_.schedule(at, TaskRef{TaskKind::Transfer, m}.packed(), kActivate,
+                          gpu_process_[workload_.messages[m].src]);
     }
     for (std::uint32_t c = 0; c < workload_.computes.size(); ++c) {
         const Time at = workload_.computes[c].start;
         if (at != Time::never() && !has_input_compute_[c])
-            sim_.schedule(at, TaskRef{TaskKind::Compute, c}.packed(), kActivate);
+            sim_.schedule(at, TaskRef{TaskKind::Compute, c}.packed(), kActivate,
+                          gpu_process_[workload_.computes[c].gpu]);
     }
 }
 
@@ -88,7 +106,8 @@ bool DagRuntime::activate(TaskRef t) {
                     const std::uint32_t i = first_successor_[s] + st.next_successor;
                     if (i < first_successor_[s + 1]) {
                         ++st.next_successor;
-                        sim_.schedule(sim_.now() + spec.delay, successors_[i].packed(), kActivate);
+                        sim_.schedule(sim_.now() + spec.delay, successors_[i].packed(), kActivate,
+                                      process_of(successors_[i]));
                     }
                     break;
                 }
@@ -105,7 +124,7 @@ void DagRuntime::fire(std::uint32_t join) {
     const Time at = sim_.now() + spec.delay;
     const std::uint32_t s = slot({TaskKind::Join, join}, Completion::Done);
     for (std::uint32_t i = first_successor_[s]; i < first_successor_[s + 1]; ++i)
-        sim_.schedule(at, successors_[i].packed(), kActivate);
+        sim_.schedule(at, successors_[i].packed(), kActivate, process_of(successors_[i]));
 }
 
 void DagRuntime::complete(TaskRef t, Completion on) {
@@ -115,7 +134,7 @@ void DagRuntime::complete(TaskRef t, Completion on) {
         // Joins and compute queues react at once; a transfer starts through an event, as it
         // would after a join.
         if (next.kind == TaskKind::Transfer)
-            sim_.schedule(sim_.now(), next.packed(), kActivate);
+            sim_.schedule(sim_.now(), next.packed(), kActivate, process_of(next));
         else
             activate(next);
     }
@@ -155,7 +174,7 @@ void DagRuntime::schedule_done(std::uint32_t gpu) {
     const Time at = g.since + Time::from_ps(static_cast<std::int64_t>(ps));
     if (at == g.done_at) return;
     g.done_at = at;
-    sim_.schedule(at, gpu, kComputeDone);
+    sim_.schedule(at, gpu, kComputeDone, gpu_process_[gpu]);
 }
 
 void DagRuntime::bank_work(Gpu& g) {

@@ -23,7 +23,9 @@ struct ComputeState {
 
 class DagRuntime {
   public:
-    DagRuntime(Simulator& sim, const Workload& workload, std::uint32_t gpus);
+    /// `gpu_process`: the logical process each GPU's tasks run in (sim/event.hpp).
+    DagRuntime(Simulator& sim, const Workload& workload,
+               std::span<const std::uint32_t> gpu_process);
     /// Bytes per message (two successor slots, input flags) and per dependency (run estimates).
     static constexpr std::uint64_t kBytesPerMessage = 2 * sizeof(std::uint32_t) + 1;
     static constexpr std::uint64_t kBytesPerDependency = sizeof(TaskRef);
@@ -76,6 +78,9 @@ class DagRuntime {
     void schedule_done(std::uint32_t gpu);
 
     Simulator& sim_;
+    std::span<const std::uint32_t> gpu_process_;
+    /// The process that handles a task's activation: its GPU's (a transfer's sender's).
+    std::uint32_t process_of(TaskRef t) const;
     const Workload& workload_;
     // Successors in CSR form per (task, completion) slot, in dependency order.
     std::vector<std::uint32_t> first_successor_;

@@ -6,13 +6,14 @@
 namespace clustersim {
 
 Fabric::Fabric(Simulator& sim, const PortGraph& graph, const NetworkParams& params,
-               const NodeLayout* layout)
+               const NodeLayout* layout, const LogicalProcesses& processes)
     : sim_(sim), params_(params), ecn_(params.ecn()) {
     if (params_.virtual_lanes == 0 || params_.virtual_lanes > kMaxVirtualLanes)
         throw std::invalid_argument("virtual_lanes must be between 1 and kMaxVirtualLanes");
     const auto channels = graph.channels();
     links_.resize(channels.size());
     ports_.resize(channels.size());
+    transmitter_.resize(channels.size());
     if (params_.virtual_lanes > 1) upper_lanes_.resize(channels.size());
     first_endpoint_channel_ = static_cast<std::uint32_t>(channels.size());
     const bool lossless = params_.flow_control != FlowControl::Lossy;
@@ -32,6 +33,8 @@ Fabric::Fabric(Simulator& sim, const PortGraph& graph, const NetworkParams& para
         Link& l = links_[c];
         l.clock = SerialisationClock(ch.rate);
         l.to = ch.to;
+        l.process = processes.of(ch.to);
+        transmitter_[c] = processes.of(ch.from);
         l.arrival_delay = ch.propagation;
         l.fabric_hop = ch.from.kind == NodeKind::Switch && ch.to.kind == NodeKind::Switch &&
                        (!layout || (layout->role[ch.from.index] == SwitchRole::Fabric &&

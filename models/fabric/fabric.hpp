@@ -13,6 +13,7 @@
 
 #include "models/fabric/egress_port.hpp"
 #include "models/fabric/link.hpp"
+#include "models/network/logical_processes.hpp"
 #include "models/network/network_params.hpp"
 #include "models/network/node_layout.hpp"
 #include "models/network/port_graph.hpp"
@@ -48,7 +49,7 @@ struct SharedBuffer {
 class Fabric {
   public:
     Fabric(Simulator& sim, const PortGraph& graph, const NetworkParams& params,
-           const NodeLayout* layout);
+           const NodeLayout* layout, const LogicalProcesses& processes);
 
     /// What a packet occupies on links and in buffers: its payload plus the per-packet header.
     std::uint32_t wire_bytes(const Packet& p) const {
@@ -57,8 +58,8 @@ class Fabric {
     std::uint32_t header_bytes() const { return params_.header_bytes; }
     /// Bytes per channel and per switch before any packet moves (run estimates).
     static std::uint64_t bytes_per_channel(bool pfc, std::uint32_t virtual_lanes) {
-        return sizeof(Link) + sizeof(EgressPort) + (pfc ? sizeof(PfcIngress) : 0) +
-               (virtual_lanes > 1 ? sizeof(UpperLanes) : 0);
+        return sizeof(Link) + sizeof(EgressPort) + sizeof(std::uint32_t) +
+               (pfc ? sizeof(PfcIngress) : 0) + (virtual_lanes > 1 ? sizeof(UpperLanes) : 0);
     }
     static std::uint64_t bytes_per_switch(bool pfc) { return pfc ? sizeof(SharedBuffer) : 0; }
     bool is_endpoint_channel(std::uint32_t ch) const { return ch >= first_endpoint_channel_; }
@@ -69,7 +70,7 @@ class Fabric {
         EgressPort& p = ports_[ch];
         if (at < p.wake_at) {
             p.wake_at = at;
-            sim_.schedule(at, ch, kPortWake);
+            sim_.schedule(at, ch, kPortWake, transmitter_[ch]);
         }
     }
     /// A wake-up event arrived: true if it is the one the port wants (else it is stale).
@@ -135,8 +136,9 @@ class Fabric {
     bool ecn_ = false;         // the congestion control needs ECN marks (its traits, read once)
     bool may_drop_ = false;    // lossy mode, or a fault has stopped or degraded a port
     std::vector<Link> links_;  // indexed by channel
-    std::vector<EgressPort> ports_;        // indexed by channel
-    std::vector<UpperLanes> upper_lanes_;  // per channel, with more than one lane only
+    std::vector<EgressPort> ports_;           // indexed by channel
+    std::vector<UpperLanes> upper_lanes_;     // per channel, with more than one lane only
+    std::vector<std::uint32_t> transmitter_;  // per channel: the logical process of its port
     RingBuffer<Packet>& lane(std::uint32_t ch, std::uint32_t vl) {
         return vl == 0 ? ports_[ch].queue : upper_lanes_[ch][vl - 1];
     }
@@ -268,13 +270,14 @@ inline void Fabric::launch(std::uint32_t ch, Packet p, std::uint32_t wire, std::
         arrival = arrival - (link.clock.time_for(wire) - link.clock.time_for(params_.header_bytes));
     const bool was_idle = link.in_flight.empty();
     link.in_flight.push_back(InFlight{arrival, p});
-    if (was_idle) sim_.schedule(arrival, ch, kLinkArrival);
+    if (was_idle) sim_.schedule(arrival, ch, kLinkArrival, link.process);
 }
 
 inline Packet Fabric::arrive(std::uint32_t ch, NodeRef& to) {
     Link& link = links_[ch];
     const InFlight f = link.in_flight.pop_front();
-    if (!link.in_flight.empty()) sim_.schedule(link.in_flight.front().arrival, ch, kLinkArrival);
+    if (!link.in_flight.empty())
+        sim_.schedule(link.in_flight.front().arrival, ch, kLinkArrival, link.process);
     ++counters_.packet_hops;
     to = link.to;
     return f.packet;
@@ -303,7 +306,7 @@ inline bool Fabric::enqueue(std::uint32_t out, const Packet& p) {
             in.xoff_at = in.bytes;
             ++counters_.pfc_pauses;
             sim_.schedule(sim_.now() + ports_[p.credit_channel].credit_delay, p.credit_channel,
-                          kPfcPause);
+                          kPfcPause, transmitter_[p.credit_channel]);
         }
     }
     // Read only where drops can happen (lossy mode, or once a fault has touched a port): a
@@ -333,7 +336,7 @@ inline void Fabric::pfc_release(std::uint32_t ch, std::uint32_t wire) {
     if (in.bytes == 0 || static_cast<double>(in.bytes + resume_gap_) <=
                              params_.pfc_alpha * static_cast<double>(free_bytes)) {
         in.xoff = false;
-        sim_.schedule(sim_.now() + ports_[ch].credit_delay, ch, kPfcResume);
+        sim_.schedule(sim_.now() + ports_[ch].credit_delay, ch, kPfcResume, transmitter_[ch]);
     }
 }
 

@@ -22,8 +22,9 @@ struct alignas(64) Link {
     SerialisationClock clock;
     Time arrival_delay;  // propagation plus the forwarding latency of the receiving switch
     NodeRef to;
-    bool fabric_hop = false;   // fabric switch to fabric switch: the hops virtual lanes count
-    bool cut_through = false;  // the far switch forwards once the header is in
+    bool fabric_hop = false;    // fabric switch to fabric switch: the hops virtual lanes count
+    bool cut_through = false;   // the far switch forwards once the header is in
+    std::uint32_t process = 0;  // the logical process at the far end (its arrivals' handler)
     std::uint64_t bytes_carried = 0;  // wire bytes, headers included
 };
 static_assert(sizeof(Link) == 64);

@@ -11,14 +11,16 @@ Network::Network(Simulator& sim, const PortGraph& graph, const ForwardingTables&
       graph_(graph),
       workload_(workload),
       params_(params),
-      fabric_(sim, graph, params, layout),
+      processes_(logical_processes(graph, layout)),
+      fabric_(sim, graph, params, layout, processes_),
       forwarding_(graph, routes, params, layout, fabric_.ports()),
       transport_(graph, workload, params, layout),
-      dag_(sim, workload, graph.endpoint_count()),
+      dag_(sim, workload, processes_.of_endpoint),
       reliable_(params.reliable()),
       paced_(params.paced()),
       series_(graph, layout),
       faults_(faults && !faults->actions.empty() ? faults : nullptr) {
+    sim.set_processes(processes_.count);
     if (faults_) {
         channel_fault_.assign(graph.channel_count(), kNone);
         fault_outcomes_.resize(faults_->faults);
@@ -123,9 +125,10 @@ void Network::service_port(std::uint32_t ch) {
         bool sent_all = false;
         p = transport_.take_packet(ch, sim_.now(), tx_end, sent_all);
         if (sent_all && dag_.awaited({TaskKind::Transfer, p.message}, Completion::Sent))
-            sim_.schedule(tx_end, p.message, kSendDone);
+            sim_.schedule(tx_end, p.message, kSendDone, sender_process(p.message));
         if (reliable_ && p.kind == PacketKind::Data && transport_.arm_timer(p.message, sim_.now()))
-            sim_.schedule(sim_.now() + params_.first_timeout(), p.message, kRetransmitTimer);
+            sim_.schedule(sim_.now() + params_.first_timeout(), p.message, kRetransmitTimer,
+                          sender_process(p.message));
         if (++packets_live_ > packets_peak_) packets_peak_ = packets_live_;
         more = transport_.has_more(ch);
     } else {
@@ -169,7 +172,8 @@ void Network::on_link_arrival(std::uint32_t ch) {
     if (!done) return;
     // Extra latency models a slower fabric, not a slower node: inter-node messages only.
     if (params_.extra_latency > Time::zero() && transport_.inter_node(p.message))
-        sim_.schedule(sim_.now() + params_.extra_latency, p.message, kMessageDone);
+        sim_.schedule(sim_.now() + params_.extra_latency, p.message, kMessageDone,
+                      receiver_process(p.message));
     else
         finish_message(p.message);
 }
@@ -190,7 +194,7 @@ void Network::start_message(std::uint32_t m) {
     }
     const Time at = transport_.eligible_at(m, sim_.now());
     if (at > sim_.now()) {
-        sim_.schedule(at, m, kMessageEligible);
+        sim_.schedule(at, m, kMessageEligible, sender_process(m));
         return;
     }
     make_eligible(m);
@@ -208,7 +212,7 @@ bool Network::only_samplers_pending() {
 
 void Network::schedule_sample(Time at, NetworkEvent kind) {
     ++samplers_pending_;
-    sim_.schedule(at, 0, kind);
+    sim_.schedule(at, 0, kind, sim_.observer_process());
 }
 
 void Network::sample() {

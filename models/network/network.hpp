@@ -15,6 +15,7 @@
 #include "models/faults/fault_plan.hpp"
 #include "models/forwarding/forwarding.hpp"
 #include "models/forwarding/forwarding_tables.hpp"
+#include "models/network/logical_processes.hpp"
 #include "models/network/network_params.hpp"
 #include "models/network/node_layout.hpp"
 #include "models/network/port_graph.hpp"
@@ -64,7 +65,7 @@ class Network {
         // Faults first: one present from the start acts before the first packet moves.
         if (faults_)
             for (std::uint32_t i = 0; i < faults_->actions.size(); ++i)
-                sim_.schedule(faults_->actions[i].at, i, kFault);
+                sim_.schedule(faults_->actions[i].at, i, kFault, sim_.observer_process());
         dag_.start();
         if (params_.sample_period > Time::zero()) schedule_sample(params_.sample_period, kSample);
         schedule_sample(series_.next_sample(), kTierSample);
@@ -97,6 +98,7 @@ class Network {
     std::span<const Link> links() const { return fabric_.links(); }
     std::span<const EgressPort> ports() const { return fabric_.ports(); }
     const PortGraph& graph() const { return graph_; }
+    const LogicalProcesses& processes() const { return processes_; }
     std::size_t packets_in_flight() const { return packets_live_; }
     std::size_t peak_packets() const { return packets_peak_; }
     PathSpread path_spread() const { return forwarding_.path_spread(); }
@@ -108,11 +110,18 @@ class Network {
     void make_eligible(std::uint32_t m);
     void finish_message(std::uint32_t m);
     void apply_fault(std::uint32_t action);
+    std::uint32_t sender_process(std::uint32_t m) const {
+        return processes_.of_endpoint[workload_.messages[m].src];
+    }
+    std::uint32_t receiver_process(std::uint32_t m) const {
+        return processes_.of_endpoint[workload_.messages[m].dst];
+    }
 
     Simulator& sim_;
     const PortGraph& graph_;
     const Workload& workload_;
     NetworkParams params_;
+    LogicalProcesses processes_;
     Fabric fabric_;
     Forwarding forwarding_;
     RdmaTransport transport_;
