@@ -20,7 +20,7 @@ struct LogicalProcesses {
     std::uint32_t of(NodeRef n) const {
         return n.kind == NodeKind::Switch ? of_switch[n.index] : of_endpoint[n.index];
     }
-    /// Per process: bytes of this map and of the simulator's per-process counters.
+    /// Per process: the simulator's counters (events issued, fingerprint); run estimates.
     static constexpr std::uint64_t kBytesPerProcess = 2 * sizeof(std::uint64_t);
 };
 

@@ -11,6 +11,7 @@
 #include "models/dag/dag_runtime.hpp"
 #include "models/fabric/fabric.hpp"
 #include "models/forwarding/forwarding.hpp"
+#include "models/network/logical_processes.hpp"
 #include "models/network/port_graph.hpp"
 #include "models/network/tier_series.hpp"
 #include "models/transport/rdma_transport.hpp"
@@ -119,7 +120,11 @@ RunEstimate estimate_run(const Scenario& s, const FabricPlan& f, const WorkloadS
                      f.switches * Fabric::bytes_per_switch(pfc) +
                      Forwarding::memory_bytes(f.fabric_switches, f.switches, channels, f.endpoints,
                                               s.network.routing == "flowlet") +
-                     (f.node_model ? f.switches * 8 + f.endpoints * 8 : 0);  // node layout
+                     (f.node_model ? f.switches * 8 + f.endpoints * 8 : 0) +  // node layout
+                     // Logical processes: the map per switch and endpoint, and at most one
+                     // process each (plus the observer) with the simulator's counters.
+                     (f.switches + f.endpoints) * sizeof(std::uint32_t) +
+                     (f.switches + f.endpoints + 1) * LogicalProcesses::kBytesPerProcess;
     e.routes_bytes = saturating_mul(f.fabric_switches, f.edge_switches) * sizeof(std::uint32_t) +
                      f.fabric_switches * (kBoostVertexBytes + 4 * sizeof(std::uint32_t)) +
                      f.fabric.inventory.switch_links * kBoostEdgeBytes;
