@@ -70,6 +70,9 @@ class DagRuntime {
         std::int64_t slowdown_permille = 1000;  // a fault's slowdown x 1000 (0: hung)
     };
     std::uint32_t slot(TaskRef t, Completion on) const;
+    /// The process that handles a task's activation: its GPU's (a transfer's sender's;
+    /// a join without a GPU runs in the observer, which a parallel engine must hold at a barrier).
+    std::uint32_t process_of(TaskRef t) const;
     void fire(std::uint32_t join);
     void run_next(std::uint32_t gpu);
     void move_sms(std::uint32_t gpu, std::int32_t delta);
@@ -79,8 +82,6 @@ class DagRuntime {
 
     Simulator& sim_;
     std::span<const std::uint32_t> gpu_process_;
-    /// The process that handles a task's activation: its GPU's (a transfer's sender's).
-    std::uint32_t process_of(TaskRef t) const;
     const Workload& workload_;
     // Successors in CSR form per (task, completion) slot, in dependency order.
     std::vector<std::uint32_t> first_successor_;

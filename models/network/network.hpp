@@ -98,7 +98,6 @@ class Network {
     std::span<const Link> links() const { return fabric_.links(); }
     std::span<const EgressPort> ports() const { return fabric_.ports(); }
     const PortGraph& graph() const { return graph_; }
-    const LogicalProcesses& processes() const { return processes_; }
     std::size_t packets_in_flight() const { return packets_live_; }
     std::size_t peak_packets() const { return packets_peak_; }
     PathSpread path_spread() const { return forwarding_.path_spread(); }
