@@ -131,3 +131,69 @@ TEST_CASE("communication kernels holding SMs slow the compute beside them in pro
     for (auto& j : plain.joins) j.comm_sms = 0;
     CHECK(us(run_dag(plain).computes[c].finished) == Approx(60));
 }
+
+TEST_CASE(
+    "a sealed workload keeps its dependencies as the graph only, successors in list order, and "
+    "runs and validates as the list did",
+    "[dag]") {
+    Workload w;
+    const std::uint32_t seq = w.add_join(JoinSpec{JoinKind::Sequence, 1, Time::from_us(1), 0});
+    std::vector<std::uint32_t> c;
+    for (std::uint32_t i = 0; i < 4; ++i)
+        c.push_back(w.add_compute(ComputeSpec{i % 2, Time::from_us(2 + i), Time::never(), i}));
+    const std::uint32_t m = w.add_message(MessageSpec{.src = 0, .dst = 1, .bytes = 8192});
+    const std::uint32_t r1 = w.add_compute(ComputeSpec{0, Time::from_us(1), Time::zero(), 10});
+    w.depend({TaskKind::Compute, r1}, Completion::Done, {TaskKind::Transfer, m});
+    w.depend({TaskKind::Transfer, m}, Completion::Sent, {TaskKind::Join, seq});
+    w.depend({TaskKind::Transfer, m}, Completion::Done, {TaskKind::Join, seq});
+    // The sequence join's successors were added out of index order: c2, c0, c3, c1.
+    for (std::uint32_t x : {c[2], c[0], c[3], c[1]})
+        w.depend({TaskKind::Join, seq}, Completion::Done, {TaskKind::Compute, x});
+    REQUIRE(w.validate(4).empty());
+
+    Workload sealed = w;
+    sealed.seal();
+    CHECK(sealed.sealed());
+    CHECK(sealed.dependencies.empty());
+    CHECK(sealed.dependencies.capacity() == 0);
+    CHECK(sealed.dependency_count() == w.dependencies.size());
+    CHECK(sealed.validate(4).empty());
+    CHECK_THROWS_AS(sealed.depend({TaskKind::Compute, r1}, Completion::Done, {TaskKind::Join, seq}),
+                    std::logic_error);
+    // Every dependency once, each slot's successors in the order they were added.
+    std::vector<Dependency> listed, from_graph;
+    w.for_each_dependency([&](const Dependency& d) { listed.push_back(d); });
+    sealed.for_each_dependency([&](const Dependency& d) { from_graph.push_back(d); });
+    const auto key = [](const Dependency& d) {
+        return std::pair{static_cast<int>(d.from.kind) * 4 + static_cast<int>(d.on), d.from.index};
+    };
+    std::stable_sort(listed.begin(), listed.end(),
+                     [&](const Dependency& a, const Dependency& b) { return key(a) < key(b); });
+    REQUIRE(listed.size() == from_graph.size());
+    for (std::size_t i = 0; i < listed.size(); ++i) {
+        CHECK(listed[i].from == from_graph[i].from);
+        CHECK(listed[i].on == from_graph[i].on);
+        CHECK(listed[i].to == from_graph[i].to);
+    }
+
+    // The same run: the sequence join starts c2 on the send, c0 on the receipt.
+    const DagRun a = run_dag(w), b = run_dag(sealed);
+    REQUIRE(a.computes.size() == b.computes.size());
+    for (std::size_t i = 0; i < a.computes.size(); ++i) {
+        CHECK(a.computes[i].activated == b.computes[i].activated);
+        CHECK(a.computes[i].finished == b.computes[i].finished);
+    }
+    CHECK(b.computes[c[2]].activated < b.computes[c[0]].activated);
+    CHECK(b.computes[c[3]].activated == Time::never());
+    CHECK(b.result.messages[m].finished == a.result.messages[m].finished);
+
+    // A sealed workload that lacks a trigger is refused in the same words as the list.
+    Workload orphan;
+    orphan.add_message(MessageSpec{.src = 0, .dst = 1, .bytes = 8192});
+    orphan.add_compute(ComputeSpec{0, Time::from_us(1), Time::zero(), 1});
+    orphan.messages[0].start = Time::never();
+    const std::string said = orphan.validate(4);
+    CHECK_FALSE(said.empty());
+    orphan.seal();
+    CHECK(orphan.validate(4) == said);
+}

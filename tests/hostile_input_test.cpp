@@ -248,10 +248,10 @@ TEST_CASE("sweep files: sizes, key shapes, repeated keys and line breaks in valu
 
 TEST_CASE("sweep -j N checks that the points running together fit the memory limit",
           "[sweep][input][system]") {
-    // Each 144-GPU decode step needs about 1.0 GB: one fits under 1.5 GB, two at once do not.
+    // Each 144-GPU decode step needs about 0.57 GB: one fits under 1 GB, two at once do not.
     const auto dir = temp_dir("hostile-sweep-memory");
     write_text(dir / "sweep.yaml",
-               fmt::format("base: {}\ngrid:\n  sim.max_memory_gb: [1.5]\n  seed: [1, 2, 3]\n",
+               fmt::format("base: {}\ngrid:\n  sim.max_memory_gb: [1]\n  seed: [1, 2, 3]\n",
                            source_path("scenarios/deepseek-v3-decode.yaml")));
     const auto r = run_cli("sweep " + q(dir / "sweep.yaml") + " -j 2 --quiet");
     INFO(r.err);

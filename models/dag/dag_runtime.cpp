@@ -11,22 +11,17 @@ DagRuntime::DagRuntime(Simulator& sim, const Workload& workload,
                        std::span<const std::uint32_t> gpu_process)
     : sim_(sim), gpu_process_(gpu_process), workload_(workload) {
     const auto gpus = static_cast<std::uint32_t>(gpu_process.size());
-    const auto& deps = workload.dependencies;
-    const std::size_t slots =
-        2 * workload.messages.size() + workload.computes.size() + workload.joins.size();
-    first_successor_.assign(slots + 1, 0);
-    for (const auto& d : deps) ++first_successor_[slot(d.from, d.on) + 1];
-    for (std::size_t i = 1; i < first_successor_.size(); ++i)
-        first_successor_[i] += first_successor_[i - 1];
-    successors_.resize(deps.size());
-    std::vector<std::uint32_t> fill(first_successor_.begin(), first_successor_.end() - 1);
+    if (!workload.sealed())
+        own_graph_ = DependencyGraph(workload.dependencies, workload.messages.size(),
+                                     workload.computes.size(), workload.joins.size());
+    graph_ = workload.sealed() ? &workload.graph : &own_graph_;
     has_input_message_.assign(workload.messages.size(), false);
     has_input_compute_.assign(workload.computes.size(), false);
-    for (const auto& d : deps) {
-        successors_[fill[slot(d.from, d.on)]++] = d.to;
-        if (d.to.kind == TaskKind::Transfer) has_input_message_[d.to.index] = true;
-        if (d.to.kind == TaskKind::Compute) has_input_compute_[d.to.index] = true;
-    }
+    for (std::uint32_t s = 0; s < graph_->slots(); ++s)
+        for (const TaskRef to : graph_->successors(s)) {
+            if (to.kind == TaskKind::Transfer) has_input_message_[to.index] = true;
+            if (to.kind == TaskKind::Compute) has_input_compute_[to.index] = true;
+        }
     joins_.resize(workload.joins.size());
     for (std::size_t j = 0; j < joins_.size(); ++j) joins_[j].remaining = workload.joins[j].count;
     gpus_.resize(gpus);
@@ -45,19 +40,6 @@ std::uint32_t DagRuntime::process_of(TaskRef t) const {
         }
     }
     return sim_.observer_process();
-}
-
-std::uint32_t DagRuntime::slot(TaskRef t, Completion on) const {
-    const auto messages = static_cast<std::uint32_t>(workload_.messages.size());
-    switch (t.kind) {
-        case TaskKind::Transfer:
-            return 2 * t.index + (on == Completion::Sent ? 1 : 0);
-        case TaskKind::Compute:
-            return 2 * messages + t.index;
-        case TaskKind::Join:
-            return 2 * messages + static_cast<std::uint32_t>(workload_.computes.size()) + t.index;
-    }
-    return 0;
 }
 
 void DagRuntime::start() {
@@ -102,12 +84,11 @@ bool DagRuntime::activate(TaskRef t) {
                     if (--st.remaining == 0) fire(t.index);
                     break;
                 case JoinKind::Sequence: {
-                    const std::uint32_t s = slot(t, Completion::Done);
-                    const std::uint32_t i = first_successor_[s] + st.next_successor;
-                    if (i < first_successor_[s + 1]) {
-                        ++st.next_successor;
-                        sim_.schedule(sim_.now() + spec.delay, successors_[i].packed(), kActivate,
-                                      process_of(successors_[i]));
+                    const auto next = graph_->successors(graph_->slot(t, Completion::Done));
+                    if (st.next_successor < next.size()) {
+                        const TaskRef n = next[st.next_successor++];
+                        sim_.schedule(sim_.now() + spec.delay, n.packed(), kActivate,
+                                      process_of(n));
                     }
                     break;
                 }
@@ -122,15 +103,13 @@ void DagRuntime::fire(std::uint32_t join) {
     const JoinSpec& spec = workload_.joins[join];
     if (spec.comm_sms != 0) move_sms(spec.gpu, spec.comm_sms);
     const Time at = sim_.now() + spec.delay;
-    const std::uint32_t s = slot({TaskKind::Join, join}, Completion::Done);
-    for (std::uint32_t i = first_successor_[s]; i < first_successor_[s + 1]; ++i)
-        sim_.schedule(at, successors_[i].packed(), kActivate, process_of(successors_[i]));
+    for (const TaskRef next :
+         graph_->successors(graph_->slot({TaskKind::Join, join}, Completion::Done)))
+        sim_.schedule(at, next.packed(), kActivate, process_of(next));
 }
 
 void DagRuntime::complete(TaskRef t, Completion on) {
-    const std::uint32_t s = slot(t, on);
-    for (std::uint32_t i = first_successor_[s]; i < first_successor_[s + 1]; ++i) {
-        const TaskRef next = successors_[i];
+    for (const TaskRef next : graph_->successors(graph_->slot(t, on))) {
         // Joins and compute queues react at once; a transfer starts through an event, as it
         // would after a join.
         if (next.kind == TaskKind::Transfer)

@@ -26,7 +26,8 @@ class DagRuntime {
     /// `gpu_process`: the logical process each GPU's tasks run in (sim/event.hpp).
     DagRuntime(Simulator& sim, const Workload& workload,
                std::span<const std::uint32_t> gpu_process);
-    /// Bytes per message (two successor slots, input flags) and per dependency (run estimates).
+    /// Bytes per message (two successor slots, input flags) and per dependency (run estimates):
+    /// the graph's, the workload's once sealed (else the runtime's own copy).
     static constexpr std::uint64_t kBytesPerMessage = 2 * sizeof(std::uint32_t) + 1;
     static constexpr std::uint64_t kBytesPerDependency = sizeof(TaskRef);
     static std::uint64_t bytes_per_join() { return sizeof(JoinState) + 2 * sizeof(std::uint32_t); }
@@ -46,8 +47,7 @@ class DagRuntime {
 
     /// Whether anything waits for this completion (no event is needed for one nobody awaits).
     bool awaited(TaskRef t, Completion on) const {
-        const std::uint32_t s = slot(t, on);
-        return first_successor_[s + 1] > first_successor_[s];
+        return !graph_->successors(graph_->slot(t, on)).empty();
     }
     std::uint64_t computes_finished() const { return computes_finished_; }
     std::span<const ComputeState> computes() const { return compute_state_; }
@@ -69,7 +69,6 @@ class DagRuntime {
         std::int32_t comm_sms = 0;              // SMs held by communication kernels
         std::int64_t slowdown_permille = 1000;  // a fault's slowdown x 1000 (0: hung)
     };
-    std::uint32_t slot(TaskRef t, Completion on) const;
     /// The process that handles a task's activation: its GPU's (a transfer's sender's;
     /// a join without a GPU runs in the observer, which a parallel engine must hold at a barrier).
     std::uint32_t process_of(TaskRef t) const;
@@ -83,9 +82,8 @@ class DagRuntime {
     Simulator& sim_;
     std::span<const std::uint32_t> gpu_process_;
     const Workload& workload_;
-    // Successors in CSR form per (task, completion) slot, in dependency order.
-    std::vector<std::uint32_t> first_successor_;
-    std::vector<TaskRef> successors_;
+    DependencyGraph own_graph_;     // the workload's list in rows, when it is not sealed
+    const DependencyGraph* graph_;  // the workload's graph, or own_graph_
     std::vector<bool> has_input_message_, has_input_compute_;
     std::vector<JoinState> joins_;
     std::vector<Gpu> gpus_;

@@ -15,6 +15,17 @@ void Workload::start_after(std::uint32_t message, const std::vector<std::uint32_
     messages[message].start = Time::never();
 }
 
+void Workload::seal() {
+    if (sealed()) return;
+    // A graph is never empty once built (one slot boundary at least), so sealing an empty
+    // workload seals it too.
+    graph = DependencyGraph(dependencies, messages.size(), computes.size(), joins.size());
+    std::vector<Dependency>().swap(dependencies);
+    messages.shrink_to_fit();
+    computes.shrink_to_fit();
+    joins.shrink_to_fit();
+}
+
 std::string Workload::validate(std::uint32_t endpoints) const {
     if (messages.size() > TaskRef::kMaxIndex || computes.size() > TaskRef::kMaxIndex ||
         joins.size() > TaskRef::kMaxIndex)
@@ -32,14 +43,21 @@ std::string Workload::validate(std::uint32_t endpoints) const {
     };
     std::vector<bool> message_has_input(messages.size(), false);
     std::vector<bool> compute_has_input(computes.size(), false);
-    for (const auto& d : dependencies) {
-        if (d.from.index >= size_of(d.from.kind) || d.to.index >= size_of(d.to.kind))
-            return "a dependency names a task that does not exist";
-        if (d.on == Completion::Sent && d.from.kind != TaskKind::Transfer)
-            return "only a message has a 'sent' completion";
+    std::string wrong;
+    for_each_dependency([&](const Dependency& d) {
+        if (!wrong.empty()) return;
+        if (d.from.index >= size_of(d.from.kind) || d.to.index >= size_of(d.to.kind)) {
+            wrong = "a dependency names a task that does not exist";
+            return;
+        }
+        if (d.on == Completion::Sent && d.from.kind != TaskKind::Transfer) {
+            wrong = "only a message has a 'sent' completion";
+            return;
+        }
         if (d.to.kind == TaskKind::Transfer) message_has_input[d.to.index] = true;
         if (d.to.kind == TaskKind::Compute) compute_has_input[d.to.index] = true;
-    }
+    });
+    if (!wrong.empty()) return wrong;
     for (std::size_t i = 0; i < messages.size(); ++i) {
         const auto& m = messages[i];
         if (m.src >= endpoints || m.dst >= endpoints)

@@ -6,9 +6,11 @@
 // and trace readers produce this; the DAG runtime executes it. htsim's connection-matrix
 // triggers are joins: oneshot = first, barrier = all (count), multishot = sequence.
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "models/dag/dependency_graph.hpp"
 #include "models/network/packet.hpp"
 #include "sim/time.hpp"
 
@@ -47,39 +49,12 @@ struct JoinSpec {
     std::int32_t comm_sms = 0;
 };
 
-enum class TaskKind : std::uint8_t { Transfer, Compute, Join };
-
-/// A task named by kind and index, packed in 32 bits for event targets.
-struct TaskRef {
-    TaskKind kind = TaskKind::Transfer;
-    std::uint32_t index = 0;
-
-    static constexpr std::uint32_t kIndexBits = 30;
-    static constexpr std::uint32_t kMaxIndex = (1u << kIndexBits) - 1;
-    std::uint32_t packed() const { return static_cast<std::uint32_t>(kind) << kIndexBits | index; }
-    static TaskRef unpack(std::uint32_t v) {
-        return TaskRef{static_cast<TaskKind>(v >> kIndexBits), v & kMaxIndex};
-    }
-    friend bool operator==(const TaskRef&, const TaskRef&) = default;
-};
-
-/// Which completion of a task activates its successors.
-enum class Completion : std::uint8_t {
-    Done,  // a message's last byte received (plus any extra latency); a compute task or join done
-    Sent,  // a message's last byte has left its sender
-};
-
-struct Dependency {
-    TaskRef from;
-    Completion on = Completion::Done;
-    TaskRef to;
-};
-
 struct Workload {
     std::vector<MessageSpec> messages;
     std::vector<ComputeSpec> computes;
     std::vector<JoinSpec> joins;
     std::vector<Dependency> dependencies;  // in insertion order: the order successors run in
+    DependencyGraph graph;                 // once sealed: the dependencies, and the list empty
     std::uint32_t gpu_sms = 0;  // SMs per GPU, for joins that move SMs to communication kernels
     // Messages between GPUs of one node sent through their NICs and the first switch rather
     // than over NVLink (DeepEP's low-latency kernels before NVLink, intranode_via: rdma); empty
@@ -108,7 +83,29 @@ struct Workload {
         return static_cast<std::uint32_t>(joins.size() - 1);
     }
     void depend(TaskRef from, Completion on, TaskRef to) {
+        if (sealed()) throw std::logic_error("a dependency added to a sealed workload");
         dependencies.push_back(Dependency{from, on, to});
+    }
+    /// Turns the dependency list into the graph the runtime reads and frees the list, and the
+    /// task lists' growth slack; nothing is added after. Done once the workload is validated,
+    /// so that a run does not hold the list beside the graph.
+    void seal();
+    bool sealed() const { return !graph.empty(); }
+    std::size_t dependency_count() const { return sealed() ? graph.edges() : dependencies.size(); }
+    /// f(dependency) for each, from the list or, once sealed, from the graph.
+    template <class F>
+    void for_each_dependency(F&& f) const {
+        if (!sealed()) {
+            for (const Dependency& d : dependencies) f(d);
+            return;
+        }
+        for (std::uint32_t s = 0; s < graph.slots(); ++s) {
+            Dependency d = graph.edge_source(s);
+            for (const TaskRef to : graph.successors(s)) {
+                d.to = to;
+                f(d);
+            }
+        }
     }
     /// `message` starts `delay` after every one of `after` has been received.
     void start_after(std::uint32_t message, const std::vector<std::uint32_t>& after, Time delay);

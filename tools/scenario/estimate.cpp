@@ -82,7 +82,7 @@ WorkloadSize workload_size(const Scenario& s, std::uint64_t endpoints, const Wor
     packets = 0;
     if (!built) return w;
     w.messages = built->messages.size();
-    w.dependencies = built->dependencies.size();
+    w.dependencies = built->dependency_count();
     w.computes = built->computes.size();
     w.joins = built->joins.size();
     for (const auto& m : built->messages) {
@@ -137,17 +137,22 @@ RunEstimate estimate_run(const Scenario& s, const FabricPlan& f, const WorkloadS
                                       DagRuntime::kBytesPerMessage;
     const std::uint64_t per_compute = sizeof(ComputeSpec) + sizeof(ComputeState) + 8;
     const std::uint64_t per_join = sizeof(JoinSpec) + DagRuntime::bytes_per_join();
-    // The workload's vectors grow by doubling while it is built: count half a spare slot each.
+    // While the workload is built its vectors grow by doubling (half a spare slot each,
+    // counted), beside the generator's tables; sealing adds the dependency graph and then frees
+    // the list and the slack. While it runs: the tasks, the graph and the run's per-task state.
+    // The larger of the two.
     const std::uint64_t built_bytes = saturating_mul(w.messages, sizeof(MessageSpec)) +
                                       saturating_mul(w.dependencies, sizeof(Dependency)) +
                                       saturating_mul(w.computes, sizeof(ComputeSpec)) +
                                       saturating_mul(w.joins, sizeof(JoinSpec));
-    e.workload_bytes = saturating_add(
-        saturating_add(
-            saturating_mul(w.messages, per_message),
-            saturating_mul(w.dependencies, sizeof(Dependency) + DagRuntime::kBytesPerDependency)),
-        saturating_add(saturating_mul(w.computes, per_compute) + saturating_mul(w.joins, per_join),
-                       saturating_add(built_bytes / 2, w.other_bytes)));
+    const std::uint64_t graph_bytes =
+        saturating_mul(w.dependencies, DagRuntime::kBytesPerDependency);
+    const std::uint64_t building = saturating_add(saturating_add(built_bytes, built_bytes / 2),
+                                                  saturating_add(graph_bytes, w.other_bytes));
+    const std::uint64_t running = saturating_add(
+        saturating_add(saturating_mul(w.messages, per_message), graph_bytes),
+        saturating_add(saturating_mul(w.computes, per_compute), saturating_mul(w.joins, per_join)));
+    e.workload_bytes = std::max(building, running);
 
     // Packets alive at once: at most the packets of the run, and at most what every port's
     // buffer holds (a lossless fabric cannot hold more; a lossy one drops the rest).

@@ -41,6 +41,7 @@ PreparedRun prepare_run(const Scenario& s) {
     p.workload = moe ? std::move(p.moe->workload) : build_workload(s, endpoints, std::move(trace));
     if (const std::string err = p.workload.validate(endpoints); !err.empty())
         throw s.error_at("workload.kind", err);
+    p.workload.seal();  // the dependency list becomes the runtime's graph: not held twice
     p.faults = build_fault_plan(s, p.fabric, p.moe ? &*p.moe : nullptr);
     return p;
 }
