@@ -289,7 +289,7 @@ TEST_CASE("the default memory limit respects the process's own ulimit", "[input]
 #if defined(__SANITIZE_ADDRESS__)
     SUCCEED("ASan reserves more address space than the limit this test sets");
 #else
-    // The 2,048-GPU decode step needs about 2.65 GB: under three quarters of the machine here,
+    // The 2,048-GPU decode step needs about 1.95 GB: under three quarters of the machine here,
     // over three quarters of a 1.5 GB address space. It was judged against the machine alone.
     require_spawn_allowed();
     const auto dir = temp_dir("hostile-ulimit");
