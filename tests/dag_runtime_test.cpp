@@ -160,6 +160,13 @@ TEST_CASE(
     CHECK(sealed.validate(4).empty());
     CHECK_THROWS_AS(sealed.depend({TaskKind::Compute, r1}, Completion::Done, {TaskKind::Join, seq}),
                     std::logic_error);
+    CHECK_THROWS_AS(sealed.add_compute(ComputeSpec{0, Time::from_us(1), Time::zero(), 9}),
+                    std::logic_error);
+    {
+        Workload changed = sealed;  // a task pushed past add_*: the runtime refuses it
+        changed.computes.push_back(ComputeSpec{0, Time::from_us(1), Time::zero(), 9});
+        CHECK_THROWS_AS(run_dag(changed), std::logic_error);
+    }
     // Every dependency once, each slot's successors in the order they were added.
     std::vector<Dependency> listed, from_graph;
     w.for_each_dependency([&](const Dependency& d) { listed.push_back(d); });

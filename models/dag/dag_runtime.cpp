@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include "sim/wide_int.hpp"
 
@@ -15,6 +16,10 @@ DagRuntime::DagRuntime(Simulator& sim, const Workload& workload,
         own_graph_ = DependencyGraph(workload.dependencies, workload.messages.size(),
                                      workload.computes.size(), workload.joins.size());
     graph_ = workload.sealed() ? &workload.graph : &own_graph_;
+    // Tasks pushed straight into a sealed workload's lists would have no slots.
+    if (graph_->slots() !=
+        2 * workload.messages.size() + workload.computes.size() + workload.joins.size())
+        throw std::logic_error("a sealed workload's tasks changed after it was sealed");
     has_input_message_.assign(workload.messages.size(), false);
     has_input_compute_.assign(workload.computes.size(), false);
     for (std::uint32_t s = 0; s < graph_->slots(); ++s)

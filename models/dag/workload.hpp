@@ -70,20 +70,23 @@ struct Workload {
     }
 
     std::uint32_t add_message(const MessageSpec& m) {
+        require_open();
         messages.push_back(m);
         if (messages.back().label == 0) messages.back().label = messages.size() - 1;
         return static_cast<std::uint32_t>(messages.size() - 1);
     }
     std::uint32_t add_compute(const ComputeSpec& c) {
+        require_open();
         computes.push_back(c);
         return static_cast<std::uint32_t>(computes.size() - 1);
     }
     std::uint32_t add_join(const JoinSpec& j) {
+        require_open();
         joins.push_back(j);
         return static_cast<std::uint32_t>(joins.size() - 1);
     }
     void depend(TaskRef from, Completion on, TaskRef to) {
-        if (sealed()) throw std::logic_error("a dependency added to a sealed workload");
+        require_open();
         dependencies.push_back(Dependency{from, on, to});
     }
     /// Turns the dependency list into the graph the runtime reads and frees the list, and the
@@ -91,6 +94,11 @@ struct Workload {
     /// so that a run does not hold the list beside the graph.
     void seal();
     bool sealed() const { return !graph.empty(); }
+    /// Tasks and dependencies are added only before the workload is sealed (its graph's slots
+    /// are counted then).
+    void require_open() const {
+        if (sealed()) throw std::logic_error("a task or dependency added to a sealed workload");
+    }
     std::size_t dependency_count() const { return sealed() ? graph.edges() : dependencies.size(); }
     /// f(dependency) for each, from the list or, once sealed, from the graph.
     template <class F>
