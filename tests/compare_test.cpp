@@ -47,7 +47,7 @@ TEST_CASE("compare prints what 100 us of extra latency costs, run against run",
 }
 
 TEST_CASE("compare judges a difference against the runs' intervals when they have replicates",
-          "[compare][system]") {
+          "[compare][system][long]") {
     const auto a = temp_dir("compare-ra"), b = temp_dir("compare-rb"), c = temp_dir("compare-rc");
     const std::string scen = source_path("scenarios/deepseek-v3-decode.yaml") +
                              " --set topology.endpoints=32 --set workload.ep_size=32 --set "

@@ -384,7 +384,7 @@ TEST_CASE(
 }
 
 TEST_CASE("a dual-plane NIC's bond fails over to its surviving port after its detection time",
-          "[faults][moe]") {
+          "[faults][moe][long]") {
     const std::string yaml =
         "model: {name: deepseek-v3}\n"
         "topology: {kind: dual-plane, endpoints: 32}\n"
@@ -551,7 +551,7 @@ TEST_CASE(
 TEST_CASE(
     "a fault inside the window reports the step that contains its transient and the degraded "
     "steady state after it, and the timeline shows the stalled layer",
-    "[faults][moe]") {
+    "[faults][moe][long]") {
     const std::string yaml = small_decode(32);
     const Outcome healthy = run_scenario("transient-healthy", yaml);
     const double healthy_tpot = healthy.results["decode"]["tpot_ms"];

@@ -63,7 +63,7 @@ TEST_CASE("messages.csv says each message's phase, pass, layer, micro-batch and 
 }
 
 TEST_CASE("run --messages sample keeps node 0's messages and says so, none writes the header only",
-          "[cli][system]") {
+          "[cli][system][long]") {
     const auto dir = temp_dir("messages-sample");
     write_text(dir / "s.yaml", kDecode);
     const auto all_run =

@@ -67,7 +67,7 @@ TEST_CASE("a moe decode run reports dispatch and combine latency, TPOT and token
 TEST_CASE(
     "multi-token prediction pays for its drafts: every layer carries them, the MTP module "
     "runs, and the step grows",
-    "[moe][decode][mtp][system]") {
+    "[moe][decode][mtp][system][long]") {
     // Issue 19's setting: EP32 on an MPFT, 32 requests per GPU, 4K context, one draft token
     // accepted 85 % of the time.
     const char* yaml =
@@ -403,7 +403,7 @@ TEST_CASE(
 TEST_CASE(
     "simulated_layers: auto settles within 2 % of six simulated layers and says where it "
     "stopped",
-    "[moe][decode][layers][system]") {
+    "[moe][decode][layers][system][long]") {
     const char* yaml =
         "model: {name: deepseek-v3}\n"
         "topology: {kind: mpft, endpoints: 64}\n"
@@ -449,7 +449,7 @@ TEST_CASE("a context distribution is located when it is incomplete or outside de
 }
 
 TEST_CASE("workload.schedule changes how a step overlaps, not what it computes",
-          "[moe][decode][schedule][system]") {
+          "[moe][decode][schedule][system][long]") {
     const std::string sets = "--set workload.simulated_layers=4 --set workload.tokens_per_gpu=64 ";
     const Json five = run_json("schedule-5", kSmall, sets + "--set workload.schedule=five-stage");
     const Json two = run_json("schedule-2", kSmall, sets + "--set workload.schedule=two-stage");

@@ -70,7 +70,7 @@ void check_page(const std::filesystem::path& dir, const std::vector<std::string>
 }  // namespace
 
 TEST_CASE("report.html of a MoE run renders every plot offline in headless Chromium",
-          "[report][system]") {
+          "[report][system][long]") {
     const auto dir = temp_dir("report-run");
     const auto r = run_cli("run " + source_path("scenarios/deepseek-v3-decode.yaml") +
                            " --set topology.endpoints=32 --set workload.ep_size=32"
@@ -203,7 +203,8 @@ TEST_CASE("report refuses a corrupt folder in one located line, never a tracebac
     }
 }
 
-TEST_CASE("report of several runs draws them side by side in compare.html", "[report][system]") {
+TEST_CASE("report of several runs draws them side by side in compare.html",
+          "[report][system][long]") {
     const auto dir = temp_dir("report-compare");
     const std::string scen = source_path("scenarios/deepseek-v3-decode.yaml") +
                              " --set topology.endpoints=32 --set workload.ep_size=32"

@@ -34,7 +34,7 @@ std::vector<std::vector<std::string>> rows_of(const std::string& text) {
 
 }  // namespace
 
-TEST_CASE("the decode pictures' files conserve bytes, time and tokens", "[report][system]") {
+TEST_CASE("the decode pictures' files conserve bytes, time and tokens", "[report][system][long]") {
     const auto dir = temp_dir("run-pictures");
     const auto out = dir / "out";
     const auto r = run_cli("run " + source_path("scenarios/deepseek-v3-decode.yaml") +

@@ -76,7 +76,7 @@ void check_format(const Json& trace, std::uint64_t limit) {
 TEST_CASE(
     "trace.json keeps the trace-event format, with args, stages and flows, and a sample "
     "spread over the whole run, said first",
-    "[trace][system]") {
+    "[trace][system][long]") {
     const auto dir = temp_dir("trace-format");
     const std::string scen = source_path("scenarios/deepseek-v3-decode.yaml") +
                              " --set topology.endpoints=32 --set workload.ep_size=32 --set "

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Second command of the README (and what CI runs): install what is missing, build with warnings
 # as errors, run every test; fuzz the input readers briefly (tools/fuzz.sh); then build again
-# under AddressSanitizer + UBSan and rerun the unit tests there. Works on a clean clone.
+# under AddressSanitizer + UBSan and rerun the tests there, but for the `slow` and `long` ones.
+# Works on a clean clone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/install_dependencies.sh
@@ -32,6 +33,6 @@ if [ "${CLUSTERSIM_SKIP_SANITIZERS:-0}" != "1" ]; then
   took "sanitizer build"
   echo "== tests under sanitizers"
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    ctest --test-dir build-asan --output-on-failure -j "$jobs" -LE slow
+    ctest --test-dir build-asan --output-on-failure -j "$jobs" -LE "slow|long"
   took "tests under sanitizers"
 fi
