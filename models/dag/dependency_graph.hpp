@@ -1,6 +1,6 @@
 #pragma once
 // The DAG's edges as the runtime reads them: per (task, completion) slot, its successors in
-// dependency order, in compressed rows (4 B per slot and per edge). A workload is built as a list
+// dependency order, in compressed rows (4 B per slot, 8 B per edge). A workload is built as a list
 // of dependencies (20 B each) and sealed into this form before it runs, so the list does not
 // stay beside the run (at 2,048 GPUs it was 0.5 GB of a 2.5 GB step).
 #include <cstdint>
@@ -64,9 +64,6 @@ class DependencyGraph {
     std::uint32_t slots() const { return static_cast<std::uint32_t>(first_.size() - 1); }
     std::size_t edges() const { return successors_.size(); }
     bool empty() const { return first_.empty(); }
-    std::uint64_t memory_bytes() const {
-        return first_.capacity() * sizeof(std::uint32_t) + successors_.capacity() * sizeof(TaskRef);
-    }
 
   private:
     std::uint32_t messages_ = 0, computes_ = 0;
