@@ -196,6 +196,57 @@ TEST_CASE("check and topo show what a run will cost", "[estimate][cli][system]")
     CHECK(nlohmann::json::parse(t.out)["memory_estimate_bytes"].get<std::uint64_t>() > 0);
 }
 
+TEST_CASE("check --json gives the run's own estimate: memory by part, events as a bound",
+          "[estimate][cli][system]") {
+    const std::string scen = source("scenarios/ft2-alltoall.yaml") +
+                             " --set topology.endpoints=32 --set workload.message_bytes=16KiB";
+    const auto c = run_cli("check " + scen + " --json");
+    REQUIRE(c.exit_code == 0);
+    const auto j = nlohmann::json::parse(c.out);
+    CHECK(j["status"] == "ok");
+    CHECK(j["messages"].get<std::uint64_t>() == 32 * 31);
+    const auto& parts = j["memory_estimate_by_part"];
+    std::uint64_t sum = 0;
+    for (const auto& [part, bytes] : parts.items()) sum += bytes.get<std::uint64_t>();
+    CHECK(sum == j["memory_estimate_bytes"].get<std::uint64_t>());
+    const auto r = run_cli("run " + scen + " --json");
+    REQUIRE(r.exit_code == 0);
+    const auto run = nlohmann::json::parse(r.out);
+    // The same formulas run before the run: the same figure.
+    CHECK(run["sim"]["memory_estimate_bytes"] == j["memory_estimate_bytes"]);
+    CHECK(run["sim"]["events"].get<std::uint64_t>() <= j["events_estimate"].get<std::uint64_t>());
+    CHECK(j["events_estimate"].get<std::uint64_t>() <
+          2 * run["sim"]["events"].get<std::uint64_t>() + 4 * 32 * 31);
+    // A fabric alone: no workload to count.
+    const auto dir = temp_dir("check-json-fabric");
+    write_text(dir / "f.yaml", "topology: {kind: ft2, endpoints: 16}\n");
+    const auto t = run_cli("check " + (dir / "f.yaml").string() + " --json");
+    REQUIRE(t.exit_code == 0);
+    CHECK(nlohmann::json::parse(t.out)["workload"].is_null());
+    CHECK(nlohmann::json::parse(t.out)["fabric"]["endpoints"] == 16);
+    // Bad input: the one located line on stderr, nothing on stdout.
+    const auto bad = run_cli("check " + scen + " --set topology.endpoints=-3 --json");
+    CHECK(bad.exit_code == 2);
+    CHECK(bad.out.empty());
+    CHECK(bad.err.find("topology.endpoints") != std::string::npos);
+}
+
+TEST_CASE("check --json of a sweep counts its points and runs", "[estimate][cli][system]") {
+    const auto dir = temp_dir("check-json-sweep");
+    write_text(dir / "sweep.yaml",
+               "base: {topology: {kind: ft2, endpoints: 16}, workload: {kind: alltoall, "
+               "message_bytes: 4096}}\ngrid: {network.link_rate_gbps: [100, 200, 400]}\n"
+               "seeds: 2\n");
+    const auto c = run_cli("check " + (dir / "sweep.yaml").string() + " --json");
+    REQUIRE(c.exit_code == 0);
+    const auto j = nlohmann::json::parse(c.out);
+    CHECK(j["points"] == 3);
+    CHECK(j["valid_points"] == 3);
+    CHECK(j["runs"] == 6);
+    CHECK(j["events_estimate"].get<std::uint64_t>() > 0);
+    CHECK(j["memory_estimate_bytes"].get<std::uint64_t>() > 0);
+}
+
 TEST_CASE("memory estimates are within 2x of the peak the OS measures on mid-size runs",
           "[.slow][estimate]") {
     // The MoE steps are estimated from their formula (traffic/moe_step_size), before anything

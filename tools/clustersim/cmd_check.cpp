@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "tools/clustersim/commands.hpp"
+#include "tools/scenario/check_json.hpp"
 #include "tools/scenario/estimate.hpp"
 #include "tools/scenario/sweep_file.hpp"
 
@@ -32,11 +33,15 @@ int run(const CheckOptions& o) {
                        "or sweep --grid)\n");
             return kExitBadInput;
         }
-        return check_sweep_file(o.scenario.scenario, {}, 1);
+        return check_sweep_file(o.scenario.scenario, {}, 1, o.scenario.json);
     }
     const Scenario scenario = load(o.scenario);
     const ScenarioEstimate e = estimate_scenario(scenario);
     const std::string& file = o.scenario.scenario;
+    if (o.scenario.json) {
+        std::cout << json_text(scenario_check_json(file, e, scenario.sim.replicates), 2) << "\n";
+        return kExitOk;
+    }
     if (!e.has_workload) {
         fmt::print("{}: ok ({} of {} NICs, no workload)\n", file, e.fabric_kind,
                    e.fabric_endpoints);
@@ -66,7 +71,7 @@ Subcommand add_check(CLI::App& app) {
     auto* sub = app.add_subcommand(
         "check",
         "validate a scenario, or a sweep file: every point, and what the sweep would cost");
-    add_scenario_options(sub, o->scenario, false, false);
+    add_scenario_options(sub, o->scenario, true, false);
     sub->add_flag("--schema", o->schema, "print every scenario key as a Markdown table");
     return {sub, [o] { return run(*o); }};
 }

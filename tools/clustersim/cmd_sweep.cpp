@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "tools/clustersim/commands.hpp"
+#include "tools/scenario/check_json.hpp"
 #include "tools/scenario/sweep.hpp"
 #include "tools/scenario/sweep_check.hpp"
 
@@ -56,7 +57,7 @@ int run(const SweepCommandOptions& o, const MpiSession& mpi) {
 }  // namespace
 
 int check_sweep_file(const std::string& file, const std::vector<std::string>& grid,
-                     unsigned threads) {
+                     unsigned threads, bool json) {
     const SweepSpec spec = load_sweep(file, grid);
     SweepCheck c = check_sweep(spec);
     // In the order they are written in the file.
@@ -66,7 +67,10 @@ int check_sweep_file(const std::string& file, const std::vector<std::string>& gr
                      });
     for (const InputError& e : c.errors) fmt::print(stderr, "{}\n", e.formatted());
     for (const InputError& w : c.warnings) fmt::print(stderr, "{}\n", w.formatted());
-    fmt::print("{}\n", sweep_check_summary(spec, c, threads));
+    if (json)
+        std::cout << json_text(sweep_check_json(spec, c, threads), 2) << "\n";
+    else
+        fmt::print("{}\n", sweep_check_summary(spec, c, threads));
     return c.errors.empty() ? kExitOk : kExitBadInput;
 }
 

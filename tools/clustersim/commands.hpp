@@ -44,9 +44,10 @@ void add_scenario_options(CLI::App* sub, ScenarioOptions& o, bool json, bool req
 Scenario load(const ScenarioOptions& o, std::optional<std::uint64_t> seed = std::nullopt);
 
 /// `check SWEEP.yaml` and `sweep --dry-run`: each problem on its own line on stderr, then the
-/// summary (points, runs, events, memory, wall time); exit 2 with problems, else 0.
+/// summary (points, runs, events, memory, wall time), as text or (`json`) one JSON document;
+/// exit 2 with problems, else 0.
 int check_sweep_file(const std::string& file, const std::vector<std::string>& grid,
-                     unsigned threads);
+                     unsigned threads, bool json = false);
 
 /// `report` on a run's or sweep's output folder (also run --report), or on several runs'
 /// (compare.html in the first); returns the page written.

@@ -12,13 +12,14 @@
 #include "tools/scenario/result_keys.hpp"
 
 namespace clustersim {
-namespace {
 
 double events_per_s() {
     static const double rate =
         YAML::Load(std::string(embedded_file("simulator_speed.yaml")))["events_per_s"].as<double>();
     return rate;
 }
+
+namespace {
 
 // A point's error, at the grid or zip entry whose value caused it when it came from one (the
 // loader names a swept value's key under "--set"), else as the loader put it with the point.

@@ -22,6 +22,8 @@ struct SweepCheck {
 };
 
 SweepCheck check_sweep(const SweepSpec& spec);
+/// The single-thread event rate that wall-time estimates assume (simulator_speed.yaml).
+double events_per_s();
 /// The summary line: points, runs, events, memory, wall time (and with how many threads).
 std::string sweep_check_summary(const SweepSpec& spec, const SweepCheck& c, std::uint32_t threads);
 
