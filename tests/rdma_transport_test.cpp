@@ -19,6 +19,15 @@ NetworkParams lossy_ib_params() {
 
 namespace {
 
+// Packet `seq` of message m, 4,096 B of payload.
+Packet full_packet(std::uint32_t m, std::uint32_t seq) {
+    Packet p;
+    p.message = m;
+    p.sequence = seq;
+    p.payload_bytes = 4096;
+    return p;
+}
+
 // A receiver's NACK of message 0 asking for `sequence` again.
 Packet nack_of(std::uint32_t sequence) {
     Packet nack;
@@ -70,13 +79,7 @@ TEST_CASE(
         w.add_message(MessageSpec{
             .src = 0, .dst = 1, .bytes = std::uint64_t{n} * 4096, .start = Time::zero()});
     RdmaTransport t(f.topology.graph, w, ib_params(), nullptr);
-    auto packet = [](std::uint32_t m, std::uint32_t seq) {
-        Packet p;
-        p.message = m;
-        p.sequence = seq;
-        p.payload_bytes = 4096;
-        return p;
-    };
+    const auto packet = full_packet;
     for (std::uint32_t m = 0; m < 2; ++m) {
         INFO("message " << m);
         // Every packet but the first, last first; then duplicates far ahead; then the first.
@@ -91,6 +94,40 @@ TEST_CASE(
         CHECK(t.state(m).bytes_received == std::uint64_t{n} * 4096);
         CHECK_FALSE(t.receive(packet(m, 150)).completes);  // below next_expected: a duplicate
     }
+    // One after the other, the two messages were received in the same slot.
+    CHECK(t.receiver_slots() == 1);
+}
+
+TEST_CASE(
+    "a message received whole gives its receiver's slot back, and a late duplicate is still "
+    "ACKed for every packet",
+    "[transport]") {
+    const TestFabric f(small_ft2(4, 2));
+    Workload w;
+    for (int k = 0; k < 3; ++k)
+        w.add_message(MessageSpec{.src = 0, .dst = 1, .bytes = 2 * 4096, .start = Time::zero()});
+    RdmaTransport t(f.topology.graph, w, lossy_ib_params(), nullptr);
+    const auto packet = full_packet;
+    // Messages 0 and 1 arrive interleaved (two slots), then message 2 (a freed one).
+    CHECK_FALSE(t.receive(packet(0, 0)).completes);
+    CHECK_FALSE(t.receive(packet(1, 0)).completes);
+    CHECK(t.receive(packet(0, 1)).completes);
+    CHECK(t.receive(packet(1, 1)).completes);
+    CHECK_FALSE(t.receive(packet(2, 0)).completes);
+    CHECK(t.receive(packet(2, 1)).completes);
+    CHECK(t.receiver_slots() == 2);
+    // Each message's ACKs are queued at the receiver; drain them, then send a late copy.
+    const Delivery late = t.receive(packet(0, 1));
+    CHECK_FALSE(late.completes);
+    CHECK(t.counters().duplicate_packets == 1);
+    REQUIRE(late.reply_channel != kNone);
+    Packet last;
+    bool sent_all = false;
+    while (t.has_more(late.reply_channel))
+        last = t.take_packet(late.reply_channel, Time::zero(), Time::zero(), sent_all);
+    CHECK(last.kind == PacketKind::Ack);
+    CHECK(last.message == 0);
+    CHECK(last.sequence == 2);  // every packet of message 0 is here
 }
 
 TEST_CASE("a sender numbers its packets and marks the one that carries the last byte",

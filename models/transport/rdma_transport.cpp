@@ -38,7 +38,7 @@ RdmaTransport::RdmaTransport(const PortGraph& graph, const Workload& workload,
     issue_free_.assign(senders_.size(), Time::zero());
 
     state_.resize(workload.messages.size());
-    receivers_.resize(workload.messages.size());
+    receiver_of_.assign(workload.messages.size(), kNone);
     if (params_.reliable()) outgoing_.resize(workload.messages.size());
     if (params_.paced()) {
         paced_.resize(workload.messages.size());
@@ -54,15 +54,9 @@ RdmaTransport::RdmaTransport(const PortGraph& graph, const Workload& workload,
             if (channel_of_endpoint_[workload.messages[m].src] != kNone)
                 line_bps_[m] = static_cast<double>(channels[sender_channel(m)].rate.bps());
     }
-    entropy_.resize(workload.messages.size());
-    for (std::size_t m = 0; m < workload.messages.size(); ++m) {
-        const auto& spec = workload.messages[m];
+    for (const MessageSpec& spec : workload.messages)
         if ((spec.bytes + params_.mtu_bytes - 1) / params_.mtu_bytes > UINT32_MAX)
             throw std::invalid_argument("a message of more than 2^32 packets");
-        // The flow's header fields (src, dst, queue pair) hashed once: one flow, one path.
-        entropy_[m] = static_cast<std::uint32_t>(
-            mix64((static_cast<std::uint64_t>(spec.src) << 32 | spec.dst) ^ mix64(spec.label)));
-    }
 }
 
 std::uint32_t RdmaTransport::sender_channel(std::uint32_t m) const {
@@ -114,7 +108,6 @@ std::uint64_t shift_down_one(std::vector<std::uint64_t>& bits) {
 
 Delivery RdmaTransport::receive(const Packet& p, Time now) {
     const std::uint32_t m = p.message;
-    Receiver& r = receivers_[m];
     const bool reliable = !outgoing_.empty();
     const std::uint32_t total = packets_of(m);
     Delivery d;
@@ -127,14 +120,27 @@ Delivery RdmaTransport::receive(const Packet& p, Time now) {
             d.reply_channel = reply(m, PacketKind::Cnp, 0);
         }
     }
-    auto duplicate = [&] {
+    auto duplicate = [&](std::uint32_t next_expected) {
         ++counters_.duplicate_packets;
         counters_.payload_redundant += p.payload_bytes;
         // Tell the sender again how far it got: its ACK may have been lost.
-        if (reliable) d.reply_channel = reply(m, PacketKind::Ack, r.next_expected);
+        if (reliable) d.reply_channel = reply(m, PacketKind::Ack, next_expected);
         return d;
     };
-    if (p.sequence < r.next_expected) return duplicate();
+    std::uint32_t& slot = receiver_of_[m];
+    if (slot == kReceived) return duplicate(total);  // all of it is here already
+    if (slot == kNone) {
+        if (free_receivers_.empty()) {
+            slot = static_cast<std::uint32_t>(receivers_.size());
+            receivers_.emplace_back();
+        } else {
+            slot = free_receivers_.back();
+            free_receivers_.pop_back();
+            receivers_[slot] = Receiver{};
+        }
+    }
+    Receiver& r = receivers_[slot];
+    if (p.sequence < r.next_expected) return duplicate(r.next_expected);
     // Bit k of the bitmap stands for packet next_expected + 1 + k.
     const std::uint32_t off = p.sequence - r.next_expected;
     if (off > 0) {
@@ -142,7 +148,7 @@ Delivery RdmaTransport::receive(const Packet& p, Time now) {
             ++counters_.discarded_out_of_order;
             counters_.payload_redundant += p.payload_bytes;
         } else {
-            if (!mark_ahead(r, off - 1)) return duplicate();
+            if (!mark_ahead(r, off - 1)) return duplicate(r.next_expected);
             accept(m, p);
         }
         // A gap: NACK it once (the sender resends from it, or just it).
@@ -158,6 +164,11 @@ Delivery RdmaTransport::receive(const Packet& p, Time now) {
     if (reliable && (d.completes || ++r.since_ack >= ack_every_)) {
         r.since_ack = 0;
         d.reply_channel = reply(m, PacketKind::Ack, r.next_expected);
+    }
+    if (d.completes) {
+        // Whole (advance has given back any spill words): the slot serves the next message.
+        free_receivers_.push_back(slot);
+        slot = kReceived;
     }
     return d;
 }
@@ -219,7 +230,7 @@ std::uint32_t RdmaTransport::reply(std::uint32_t m, PacketKind kind, std::uint32
     c.message = m;
     c.src = spec.dst;
     c.dst = spec.src;
-    c.entropy = entropy_[m] ^ 0x5a5a5a5au;  // the reverse direction hashes on its own
+    c.entropy = entropy(spec) ^ 0x5a5a5a5au;  // the reverse direction hashes on its own
     c.sequence = sequence;
     c.kind = kind;
     if (workload_.sent_via_nic(m)) c.flags |= Packet::kViaNic;  // back the way it came

@@ -24,6 +24,7 @@
 #include "models/network/network_params.hpp"
 #include "models/network/node_layout.hpp"
 #include "models/network/port_graph.hpp"
+#include "sim/random.hpp"
 #include "sim/ring_buffer.hpp"
 
 namespace clustersim {
@@ -103,13 +104,16 @@ class RdmaTransport {
     /// Message m's timer event: the channel to service (kNone if none); `next` is when to look
     /// again (never: the timer stops).
     std::uint32_t on_timer(std::uint32_t m, Time now, Time& next);
-    /// Bytes it keeps per message: state, receiver, entropy, rate, and what reliable
-    /// connections and paced (congestion-controlled) senders add (run estimates).
+    /// Bytes it keeps per message: state, the receiver's slot index, and what reliable
+    /// connections and paced (congestion-controlled) senders add (run estimates). Receivers
+    /// themselves are held only while their messages arrive (bytes_per_receiver).
     static std::uint64_t bytes_per_message(bool reliable, bool paced) {
-        return sizeof(MessageState) + sizeof(Receiver) + sizeof(std::uint32_t) + sizeof(double) +
-               sizeof(std::uint32_t) + (reliable ? sizeof(Outgoing) : 0) +
-               (paced ? sizeof(Paced) + CongestionControlList::kMaxStateBytes : 0);
+        return sizeof(MessageState) + sizeof(std::uint32_t) + (reliable ? sizeof(Outgoing) : 0) +
+               (paced ? sizeof(Paced) + sizeof(double) + CongestionControlList::kMaxStateBytes : 0);
     }
+    static std::uint64_t bytes_per_receiver() { return sizeof(Receiver) + sizeof(std::uint32_t); }
+    /// Receiver slots made so far: the most messages that were arriving at once.
+    std::size_t receiver_slots() const { return receivers_.size(); }
 
     MessageState& state(std::uint32_t m) { return state_[m]; }
     std::span<const MessageState> messages() const { return state_; }
@@ -142,9 +146,10 @@ class RdmaTransport {
         bool failed = false;             // past its retries: the queue pair is in its error state
     };
     std::uint32_t sender_channel(std::uint32_t m) const;
-    // Per message, 24 B: packets past next_expected that arrived early, as a bitmap whose
-    // first word is inline (a sprayed message's reordering rarely reaches 64 packets) and whose
-    // further words, when any, are a spill_ entry (no heap per message).
+    // Per message being received, 24 B: packets past next_expected that arrived early, as a
+    // bitmap whose first word is inline (a sprayed message's reordering rarely reaches 64
+    // packets) and whose further words, when any, are a spill_ entry (no heap per message).
+    // Held in a slot from the message's first packet to its last (receiver_of_), then reused.
     struct Receiver {
         std::uint64_t ahead = 0;          // bit k: packet next_expected + 1 + k has arrived
         std::uint32_t next_expected = 0;  // every packet below it has arrived
@@ -163,6 +168,12 @@ class RdmaTransport {
     const Sender& sender_of(std::uint32_t ch) const { return senders_[ch - first_channel_]; }
     Sender& sender_of(std::uint32_t ch) { return senders_[ch - first_channel_]; }
     std::uint32_t packets_of(std::uint32_t m) const;
+    // The flow's header fields (src, dst, queue pair) hashed: one flow, one path. Computed per
+    // packet, as a NIC does, rather than kept per message.
+    static std::uint32_t entropy(const MessageSpec& spec) {
+        return static_cast<std::uint32_t>(
+            mix64((static_cast<std::uint64_t>(spec.src) << 32 | spec.dst) ^ mix64(spec.label)));
+    }
 
     const Workload& workload_;
     NetworkParams params_;
@@ -171,9 +182,12 @@ class RdmaTransport {
     std::vector<Sender> senders_;      // per endpoint channel
     std::vector<Time> issue_free_;     // per endpoint channel: when its issuer is free
     std::vector<std::uint32_t> channel_of_endpoint_;
-    std::vector<std::uint32_t> entropy_;  // per message
     std::vector<MessageState> state_;
-    std::vector<Receiver> receivers_;                // per message
+    // Per message: its receiver's slot, kNone before its first packet, kReceived once whole.
+    static constexpr std::uint32_t kReceived = kNone - 1;
+    std::vector<std::uint32_t> receiver_of_;
+    std::vector<Receiver> receivers_;  // slots, for the messages being received
+    std::vector<std::uint32_t> free_receivers_;
     std::vector<std::vector<std::uint64_t>> spill_;  // Receiver::spill words, reused
     std::vector<std::uint32_t> free_spill_;
     std::vector<Outgoing> outgoing_;  // per message (reliable connections only)
@@ -246,7 +260,7 @@ inline Packet RdmaTransport::take_packet(std::uint32_t ch, Time now, Time tx_end
     p.src = spec.src;
     p.dst = spec.dst;
     p.payload_bytes = payload;
-    p.entropy = entropy_[m];
+    p.entropy = entropy(spec);
     p.sequence = static_cast<std::uint32_t>(st.bytes_segmented / params_.mtu_bytes);
     if (workload_.sent_via_nic(m)) p.flags |= Packet::kViaNic;
     if (!outgoing_.empty()) {

@@ -167,8 +167,12 @@ RunEstimate estimate_run(const Scenario& s, const FabricPlan& f, const WorkloadS
                                      s.cluster.preset.internal_buffer_bytes / packet_wire));
     const std::uint64_t alive = std::min(packets, buffered);
     // A ring buffer holds between one and two slots per packet (it doubles when full).
-    e.packet_bytes = saturating_mul(alive, 3 * sizeof(Packet) / 2 + sizeof(Event)) +
-                     channels * sizeof(Event);  // a pending event per port at most
+    // Receivers are held while their messages arrive: about one per packet alive at most
+    // (a message partly here has packets on the way), in slots made once and reused.
+    e.packet_bytes =
+        saturating_mul(alive, 3 * sizeof(Packet) / 2 + sizeof(Event)) +
+        channels * sizeof(Event) +  // a pending event per port at most
+        saturating_mul(std::min(alive, w.messages), RdmaTransport::bytes_per_receiver());
     return e;
 }
 
