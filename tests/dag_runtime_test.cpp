@@ -194,6 +194,12 @@ TEST_CASE(
     CHECK(b.computes[c[3]].activated == Time::never());
     CHECK(b.result.messages[m].finished == a.result.messages[m].finished);
 
+    // A dependency on a task that does not exist is refused when the graph is built.
+    const std::vector<Dependency> dangling = {
+        {{TaskKind::Compute, 0}, Completion::Done, {TaskKind::Join, 5}}};
+    CHECK_THROWS_AS(DependencyGraph(dangling, 0, 1, 1), std::invalid_argument);
+    CHECK_NOTHROW(DependencyGraph(dangling, 0, 1, 6));
+
     // A sealed workload that lacks a trigger is refused in the same words as the list.
     Workload orphan;
     orphan.add_message(MessageSpec{.src = 0, .dst = 1, .bytes = 8192});

@@ -29,7 +29,7 @@ class DagRuntime {
     /// Bytes per message (two successor slots, input flags) and per dependency (run estimates):
     /// the graph's, the workload's once sealed (else the runtime's own copy).
     static constexpr std::uint64_t kBytesPerMessage = 2 * sizeof(std::uint32_t) + 1;
-    static constexpr std::uint64_t kBytesPerDependency = sizeof(TaskRef);
+    static constexpr std::uint64_t kBytesPerDependency = sizeof(std::uint32_t);  // packed TaskRef
     static std::uint64_t bytes_per_join() { return sizeof(JoinState) + 2 * sizeof(std::uint32_t); }
 
     /// Schedules every task that has a start time and no input.

@@ -1,8 +1,8 @@
 #pragma once
 // The DAG's edges as the runtime reads them: per (task, completion) slot, its successors in
-// dependency order, in compressed rows (4 B per slot, 8 B per edge). A workload is built as a list
-// of dependencies (20 B each) and sealed into this form before it runs, so the list does not
-// stay beside the run (at 2,048 GPUs it was 0.5 GB of a 2.5 GB step).
+// dependency order, in compressed rows (4 B per slot, 4 B per edge: a packed TaskRef). A workload
+// is built as a list of dependencies (20 B each) and sealed into this form before it runs, so the
+// list does not stay beside the run (at 2,048 GPUs it was 0.5 GB of a 2.5 GB step).
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -37,6 +37,29 @@ struct Dependency {
     TaskRef to;
 };
 
+/// One slot's successors: packed TaskRefs, read as TaskRefs.
+class Successors {
+  public:
+    explicit Successors(std::span<const std::uint32_t> packed) : packed_(packed) {}
+    struct Iterator {
+        const std::uint32_t* at;
+        TaskRef operator*() const { return TaskRef::unpack(*at); }
+        Iterator& operator++() {
+            ++at;
+            return *this;
+        }
+        friend bool operator==(Iterator, Iterator) = default;
+    };
+    Iterator begin() const { return {packed_.data()}; }
+    Iterator end() const { return {packed_.data() + packed_.size()}; }
+    std::size_t size() const { return packed_.size(); }
+    bool empty() const { return packed_.empty(); }
+    TaskRef operator[](std::size_t i) const { return TaskRef::unpack(packed_[i]); }
+
+  private:
+    std::span<const std::uint32_t> packed_;
+};
+
 class DependencyGraph {
   public:
     DependencyGraph() = default;
@@ -58,8 +81,8 @@ class DependencyGraph {
     }
     /// The task and completion a slot stands for (slot's inverse).
     Dependency edge_source(std::uint32_t slot) const;
-    std::span<const TaskRef> successors(std::uint32_t slot) const {
-        return {successors_.data() + first_[slot], first_[slot + 1] - first_[slot]};
+    Successors successors(std::uint32_t slot) const {
+        return Successors({successors_.data() + first_[slot], first_[slot + 1] - first_[slot]});
     }
     std::uint32_t slots() const { return static_cast<std::uint32_t>(first_.size() - 1); }
     std::size_t edges() const { return successors_.size(); }
@@ -67,8 +90,8 @@ class DependencyGraph {
 
   private:
     std::uint32_t messages_ = 0, computes_ = 0;
-    std::vector<std::uint32_t> first_;  // per slot, plus one: where its successors start
-    std::vector<TaskRef> successors_;
+    std::vector<std::uint32_t> first_;       // per slot, plus one: where its successors start
+    std::vector<std::uint32_t> successors_;  // TaskRef::packed()
 };
 
 }  // namespace clustersim
