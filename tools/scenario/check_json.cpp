@@ -28,7 +28,7 @@ Json scenario_check_json(const std::string& file, const ScenarioEstimate& e,
                                     {"routes_bytes", r.routes_bytes},
                                     {"workload_bytes", r.workload_bytes},
                                     {"packets_bytes", r.packet_bytes}};
-    // Replicates run one after another; the result of the first is kept while the next runs.
+    // Replicates run one after another: the wall time is theirs summed.
     j["replicates"] = replicates;
     j["wall_s_estimate"] =
         static_cast<double>(r.events) * std::max<std::uint32_t>(1, replicates) / events_per_s();
