@@ -33,7 +33,8 @@ struct Stepper {
     std::vector<std::uint64_t> received_by(Time t) {
         sim.run(net, t);
         std::vector<std::uint64_t> out;
-        for (const auto& m : net.messages()) out.push_back(m.bytes_received);
+        for (std::uint32_t m = 0; m < net.messages().size(); ++m)
+            out.push_back(net.bytes_received(m));
         return out;
     }
 };

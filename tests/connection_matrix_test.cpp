@@ -40,8 +40,8 @@ TEST_CASE("connection matrix: header, connections, comments and triggers", "[tra
     CHECK(cm.nodes == 4);
     REQUIRE(cm.workload.messages.size() == 3);
     CHECK(cm.workload.messages[0].bytes == 1000);
-    CHECK(cm.workload.messages[2].start == Time::from_us(1.5));
-    CHECK(cm.workload.messages[1].start == Time::never());
+    CHECK(cm.workload.start_of(2) == Time::from_us(1.5));
+    CHECK(cm.workload.start_of(1) == Time::never());
     REQUIRE(cm.workload.joins.size() == 1);
     CHECK(cm.workload.joins[0].kind == JoinKind::All);
     CHECK(cm.workload.joins[0].count == 2);
@@ -134,8 +134,8 @@ TEST_CASE("message CSV: rows become messages -- out-of-range values are input er
     const MessageList list = read_message_csv(ok, "m.csv");
     REQUIRE(list.workload.messages.size() == 2);
     CHECK(list.nodes == 4);
-    CHECK(list.workload.messages[0].start == Time::from_ns(1500));
-    CHECK(list.workload.messages[0].label == 7);
+    CHECK(list.workload.start_of(0) == Time::from_ns(1500));
+    CHECK(list.workload.label_of(0) == 7);
 
     const auto error_of = [](const std::string& text) -> std::string {
         std::istringstream in(text);

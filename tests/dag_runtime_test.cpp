@@ -204,9 +204,42 @@ TEST_CASE(
     Workload orphan;
     orphan.add_message(MessageSpec{.src = 0, .dst = 1, .bytes = 8192});
     orphan.add_compute(ComputeSpec{0, Time::from_us(1), Time::zero(), 1});
-    orphan.messages[0].start = Time::never();
+    orphan.set_start(0, Time::never());
     const std::string said = orphan.validate(4);
     CHECK_FALSE(said.empty());
     orphan.seal();
     CHECK(orphan.validate(4) == said);
+}
+
+TEST_CASE("a message's start time and label are kept beside it only once some message has one",
+          "[dag]") {
+    Workload w;
+    const std::uint32_t a = w.add_message(MessageSpec{.src = 0, .dst = 1, .bytes = 100});
+    const std::uint32_t b = w.add_message(MessageSpec{.src = 1, .dst = 0, .bytes = 200});
+    // Triggered messages known by their index: no table at all (a MoE step's millions).
+    CHECK(w.side_table_bytes() == 0);
+    CHECK(w.start_of(a) == Time::never());
+    CHECK(w.label_of(b) == b);
+    // One with its own start and id: the others keep theirs (never; their index).
+    const std::uint32_t c = w.add_message(
+        MessageSpec{.src = 0, .dst = 1, .bytes = 300, .start = Time::from_us(3), .label = 77});
+    const std::uint32_t d = w.add_message(MessageSpec{.src = 1, .dst = 0, .bytes = 400});
+    CHECK(w.side_table_bytes() > 0);
+    CHECK(w.start_of(a) == Time::never());
+    CHECK(w.start_of(c) == Time::from_us(3));
+    CHECK(w.start_of(d) == Time::never());
+    CHECK(w.label_of(a) == a);
+    CHECK(w.label_of(b) == b);
+    CHECK(w.label_of(c) == 77);
+    CHECK(w.label_of(d) == d);
+    w.set_start(a, Time::from_us(1));
+    w.set_label(b, 5);
+    CHECK(w.start_of(a) == Time::from_us(1));
+    CHECK(w.label_of(b) == 5);
+    CHECK(w.messages[c].bytes == 300);
+    // A label of 0 stands for "its index", as an absent one does.
+    Workload z;
+    z.add_message(MessageSpec{.src = 0, .dst = 1, .bytes = 1, .start = Time::zero(), .label = 0});
+    CHECK(z.label_of(0) == 0);
+    CHECK(z.start_of(0) == Time::zero());
 }

@@ -23,8 +23,8 @@ const char* kFabric =
 struct Outcome {
     SimulationResult result;
     Json results;
-    std::vector<Channel> channels;      // the simulated graph's, as results index them
-    std::vector<MessageSpec> messages;  // the workload's, as results index them
+    std::vector<Channel> channels;  // the simulated graph's, as results index them
+    std::vector<Message> messages;  // the workload's, as results index them
 };
 
 Outcome run_scenario(const std::string& name, const std::string& yaml,
@@ -525,7 +525,7 @@ TEST_CASE(
     // The plane's GPUs (index 1 of each 8-GPU node) receive from other nodes through the NIC
     // of another plane.
     std::uint64_t into_plane = 0;
-    for (const MessageSpec& m : plane.messages)
+    for (const Message& m : plane.messages)
         if (m.dst % 8 == 1 && m.src / 8 != m.dst / 8) into_plane += m.bytes;
     REQUIRE(into_plane > 0);
     CHECK(plane.results["faults"][0]["bytes_rerouted"] == into_plane);
@@ -541,7 +541,7 @@ TEST_CASE(
     // Flows hash over the NIC's two ports: those of its own and its peers' that hashed onto the
     // lost plane move, about half of what GPU 3 sends and receives across nodes.
     std::uint64_t through_nic = 0;
-    for (const MessageSpec& m : bond.messages)
+    for (const Message& m : bond.messages)
         if ((m.src == 3 || m.dst == 3) && m.src / 8 != m.dst / 8) through_nic += m.bytes;
     const auto moved = bond.results["faults"][0]["bytes_rerouted"].get<double>();
     CHECK(moved > 0.4 * static_cast<double>(through_nic));

@@ -20,7 +20,7 @@ TEST_CASE(
         "1,2,4096,1.5,12,10;11\n");
     const MessageList list = read_message_csv(in, "m.csv");
     REQUIRE(list.workload.messages.size() == 3);
-    CHECK(list.workload.messages[2].start == Time::never());
+    CHECK(list.workload.start_of(2) == Time::never());
     const TestFabric f(small_ft2(8, 4));
     const SimulationResult r = run(f, list.workload);
     REQUIRE(r.status == SimulationResult::Status::Completed);

@@ -130,7 +130,7 @@ TEST_CASE("no simulated dispatch or combine beats its busiest node's NICs at lin
                 std::vector<double> out(4, 0), in(4, 0);
                 Time start = Time::never(), end = Time::zero();
                 for (std::uint32_t i = first; i < last; ++i) {
-                    const MessageSpec& m = run.workload.messages[i];
+                    const Message& m = run.workload.messages[i];
                     if (m.src / 8 != m.dst / 8) {
                         out[m.src / 8] += static_cast<double>(m.bytes);
                         in[m.dst / 8] += static_cast<double>(m.bytes);

@@ -60,9 +60,9 @@ TEST_CASE(
     CHECK_FALSE(t.receive(packet(4, 100)).completes);
     CHECK_FALSE(t.receive(packet(1, 4096)).completes);  // duplicate
     CHECK_FALSE(t.receive(packet(0, 4096)).completes);
-    CHECK(t.state(0).bytes_received == 3 * 4096 + 100);
+    CHECK(t.bytes_received(0) == 3 * 4096 + 100);
     CHECK(t.receive(packet(2, 4096)).completes);
-    CHECK(t.state(0).bytes_received == 4 * 4096 + 100);
+    CHECK(t.bytes_received(0) == 4 * 4096 + 100);
     CHECK(t.counters().duplicate_packets == 1);
     CHECK_FALSE(t.receive(packet(2, 4096)).completes);  // a late duplicate never completes it twice
     CHECK(t.counters().duplicate_packets == 2);
@@ -89,9 +89,9 @@ TEST_CASE(
         for (std::uint32_t seq : {1u, 63u, 64u, 65u, 200u, 300u})
             CHECK_FALSE(t.receive(packet(m, seq)).completes);
         CHECK(t.counters().duplicate_packets == dups + 6);
-        CHECK(t.state(m).bytes_received == std::uint64_t{n - 1} * 4096);
+        CHECK(t.bytes_received(m) == std::uint64_t{n - 1} * 4096);
         CHECK(t.receive(packet(m, 0)).completes);  // all 301 in order now
-        CHECK(t.state(m).bytes_received == std::uint64_t{n} * 4096);
+        CHECK(t.bytes_received(m) == std::uint64_t{n} * 4096);
         CHECK_FALSE(t.receive(packet(m, 150)).completes);  // below next_expected: a duplicate
     }
     // One after the other, the two messages were received in the same slot.
@@ -182,7 +182,7 @@ TEST_CASE(
         CHECK(t.receive(packet(3)).reply_channel == kNone);  // the gap is NACKed once
         CHECK(t.counters().nacks == 1);
         CHECK(t.counters().discarded_out_of_order == (gbn ? 2u : 0u));
-        CHECK(t.state(0).bytes_received == (gbn ? 4096u : 3 * 4096u));
+        CHECK(t.bytes_received(0) == (gbn ? 4096u : 3 * 4096u));
         // The sender's answer to that NACK: resend from packet 1 (go-back-N), or packet 1 only.
         const std::uint32_t ch = t.enqueue(0);
         bool last = false;

@@ -68,7 +68,7 @@ Workload all_reduce(const PatternParams& p, CollectiveAlgorithm algorithm,
                 w.depend({TaskKind::Transfer, prev_up[i]}, Completion::Sent,
                          {TaskKind::Transfer, up[i]});
             else if (!has_child)
-                w.messages[up[i]].start = p.start;
+                w.set_start(up[i], p.start);
             prev_up[i] = up[i];
         }
         // Broadcast: the root sends chunk c down once its children's partial sums are in;

@@ -203,7 +203,7 @@ class Parser {
             fail(head,
                  "connection has no start method (expected 'start PICOSECONDS' or 'trigger T')");
         const std::uint32_t idx = cm_.workload.add_message(m);
-        if (m.label == 0) cm_.workload.messages[idx].label = idx + 1;
+        if (m.label == 0) cm_.workload.set_label(idx, idx + 1);
         Workload& w = cm_.workload;
         const TaskRef me{TaskKind::Transfer, idx};
         if (has_trigger) w.depend({TaskKind::Join, start_trigger}, Completion::Done, me);

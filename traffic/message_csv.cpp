@@ -129,7 +129,7 @@ MessageList read_message_csv(std::istream& in, const std::string& file) {
                                              "unique ids)",
                                              m.label, it->second));
         const std::uint32_t idx = out.workload.add_message(m);
-        if (!id) out.workload.messages[idx].label = idx;
+        if (!id) out.workload.set_label(idx, idx);
         if (after && !cells[*after].text.empty())
             pending.push_back(Pending{idx, line_no, cells[*after].column, cells[*after].text});
         out.nodes = std::max({out.nodes, m.src + 1, m.dst + 1});
@@ -139,11 +139,11 @@ MessageList read_message_csv(std::istream& in, const std::string& file) {
     // start_us then being a delay after that (a join per such message).
     std::map<std::uint64_t, std::uint32_t> by_id;
     for (std::uint32_t i = 0; i < out.workload.messages.size(); ++i)
-        if (!by_id.emplace(out.workload.messages[i].label, i).second)
+        if (!by_id.emplace(out.workload.label_of(i), i).second)
             throw InputError(file, 0, 0, {},
                              fmt::format("id {} is used twice (expected unique ids when an "
                                          "'after' column refers to them)",
-                                         out.workload.messages[i].label));
+                                         out.workload.label_of(i)));
     for (const Pending& p : pending) {
         std::vector<std::uint32_t> deps;
         std::string token;
@@ -166,8 +166,7 @@ MessageList read_message_csv(std::istream& in, const std::string& file) {
                 deps.push_back(it->second);
             }
         }
-        MessageSpec& m = out.workload.messages[p.message];
-        const Time delay = m.start;
+        const Time delay = out.workload.start_of(p.message);
         out.workload.start_after(p.message, deps, delay);
     }
     return out;

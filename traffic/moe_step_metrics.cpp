@@ -8,6 +8,7 @@
 namespace clustersim {
 
 MoeStepMetrics moe_step_metrics(const MoeRunSpec& spec, const MoeRun& run,
+                                std::span<const Message> specs,
                                 std::span<const MessageState> messages,
                                 std::span<const ComputeState> computes, std::uint32_t gpus_per_node,
                                 std::uint32_t use_layers, const MoeStepMetrics* pace) {
@@ -32,7 +33,7 @@ MoeStepMetrics moe_step_metrics(const MoeRunSpec& spec, const MoeRun& run,
         Time start = Time::never(), end = Time::zero();
         for (std::uint32_t i = first; i < last; ++i) {
             const MessageState& st = messages[i];
-            if (st.bytes_segmented == 0) continue;
+            if (specs[i].bytes == 0 || st.first_sent == Time::never()) continue;
             if (st.first_sent != Time::never()) start = std::min(start, st.first_sent);
             if (st.finished != Time::never()) end = std::max(end, st.finished);
         }

@@ -46,6 +46,7 @@ struct MoeStepMetrics {
 /// given, is the degraded steady state's step (a fault's transient inside the simulated
 /// layers): the layers not simulated run at its per-layer time, not at this run's own.
 MoeStepMetrics moe_step_metrics(const MoeRunSpec& spec, const MoeRun& run,
+                                std::span<const Message> specs,
                                 std::span<const MessageState> messages,
                                 std::span<const ComputeState> computes, std::uint32_t gpus_per_node,
                                 std::uint32_t use_layers = 0, const MoeStepMetrics* pace = nullptr);

@@ -778,7 +778,7 @@ void lose_ranks(MoeRun& run) {
     std::vector<std::uint8_t> lost(std::size_t{ep} * run.spec.groups, 0);
     for (std::uint32_t r : run.spec.lost_ranks)
         if (r < lost.size()) lost[r] = 1;
-    for (MessageSpec& m : run.workload.messages)
+    for (Message& m : run.workload.messages)
         if ((m.src < lost.size() && lost[m.src]) || (m.dst < lost.size() && lost[m.dst]))
             m.bytes = 0;
     for (ComputeSpec& c : run.workload.computes)

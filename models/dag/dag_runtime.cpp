@@ -49,7 +49,7 @@ std::uint32_t DagRuntime::process_of(TaskRef t) const {
 
 void DagRuntime::start() {
     for (std::uint32_t m = 0; m < workload_.messages.size(); ++m) {
-        const Time at = workload_.messages[m].start;
+        const Time at = workload_.start_of(m);
         if (at != Time::never() && !has_input_message_[m])
             sim_.schedule(at, TaskRef{TaskKind::Transfer, m}.packed(), kActivate,
                           gpu_process_[workload_.messages[m].src]);

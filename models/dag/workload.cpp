@@ -12,7 +12,7 @@ void Workload::start_after(std::uint32_t message, const std::vector<std::uint32_
     for (std::uint32_t m : after)
         depend({TaskKind::Transfer, m}, Completion::Done, {TaskKind::Join, j});
     depend({TaskKind::Join, j}, Completion::Done, {TaskKind::Transfer, message});
-    messages[message].start = Time::never();
+    set_start(message, Time::never());
 }
 
 void Workload::seal() {
@@ -22,6 +22,8 @@ void Workload::seal() {
     graph = DependencyGraph(dependencies, messages.size(), computes.size(), joins.size());
     std::vector<Dependency>().swap(dependencies);
     messages.shrink_to_fit();
+    starts_.shrink_to_fit();
+    labels_.shrink_to_fit();
     computes.shrink_to_fit();
     joins.shrink_to_fit();
 }
@@ -58,13 +60,13 @@ std::string Workload::validate(std::uint32_t endpoints) const {
         if (d.to.kind == TaskKind::Compute) compute_has_input[d.to.index] = true;
     });
     if (!wrong.empty()) return wrong;
-    for (std::size_t i = 0; i < messages.size(); ++i) {
+    for (std::uint32_t i = 0; i < messages.size(); ++i) {
         const auto& m = messages[i];
         if (m.src >= endpoints || m.dst >= endpoints)
-            return fmt::format("message {} goes {}->{} but the topology has {} endpoints", m.label,
-                               m.src, m.dst, endpoints);
-        if (m.start == Time::never() && !message_has_input[i])
-            return fmt::format("message {} has neither a start time nor a trigger", m.label);
+            return fmt::format("message {} goes {}->{} but the topology has {} endpoints",
+                               label_of(i), m.src, m.dst, endpoints);
+        if (start_of(i) == Time::never() && !message_has_input[i])
+            return fmt::format("message {} has neither a start time nor a trigger", label_of(i));
     }
     for (std::size_t i = 0; i < computes.size(); ++i) {
         const auto& c = computes[i];

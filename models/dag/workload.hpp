@@ -16,13 +16,24 @@
 
 namespace clustersim {
 
+/// A message as it is added to a workload.
 struct MessageSpec {
     std::uint32_t src = 0;
     std::uint32_t dst = 0;
     std::uint64_t bytes = 0;
     Time start = Time::never();  // absolute start; never when only dependencies start it
-    std::uint64_t label = 0;     // the id users know it by (trace id, or its index)
+    std::uint64_t label = 0;     // the id users know it by (trace id; 0: its index)
 };
+
+/// A message as the workload keeps it, 16 B: its start time and label are kept beside it only
+/// when some message has its own (a MoE step's millions start by triggers and are known by
+/// their index, so they need neither).
+struct Message {
+    std::uint32_t src = 0;
+    std::uint32_t dst = 0;
+    std::uint64_t bytes = 0;
+};
+static_assert(sizeof(Message) == 16);
 
 struct ComputeSpec {
     std::uint32_t gpu = 0;  // endpoint whose compute queue runs it
@@ -50,7 +61,7 @@ struct JoinSpec {
 };
 
 struct Workload {
-    std::vector<MessageSpec> messages;
+    std::vector<Message> messages;
     std::vector<ComputeSpec> computes;
     std::vector<JoinSpec> joins;
     std::vector<Dependency> dependencies;  // in insertion order: the order successors run in
@@ -71,9 +82,36 @@ struct Workload {
 
     std::uint32_t add_message(const MessageSpec& m) {
         require_open();
-        messages.push_back(m);
-        if (messages.back().label == 0) messages.back().label = messages.size() - 1;
-        return static_cast<std::uint32_t>(messages.size() - 1);
+        const auto index = static_cast<std::uint32_t>(messages.size());
+        messages.push_back(Message{m.src, m.dst, m.bytes});
+        if (!starts_.empty()) starts_.push_back(Time::never());
+        if (!labels_.empty()) labels_.push_back(index);
+        if (m.start != Time::never()) set_start(index, m.start);
+        if (m.label != 0) set_label(index, m.label);
+        return index;
+    }
+    /// When message m starts by itself (never: only its dependencies start it).
+    Time start_of(std::uint32_t m) const { return starts_.empty() ? Time::never() : starts_[m]; }
+    void set_start(std::uint32_t m, Time at) {
+        if (starts_.empty()) {
+            if (at == Time::never()) return;
+            starts_.assign(messages.size(), Time::never());
+        }
+        starts_[m] = at;
+    }
+    /// The id users know message m by (its index unless it was given one).
+    std::uint64_t label_of(std::uint32_t m) const { return labels_.empty() ? m : labels_[m]; }
+    void set_label(std::uint32_t m, std::uint64_t label) {
+        if (labels_.empty()) {
+            if (label == m) return;
+            labels_.resize(messages.size());
+            for (std::uint32_t i = 0; i < messages.size(); ++i) labels_[i] = i;
+        }
+        labels_[m] = label;
+    }
+    /// Bytes the start and label tables hold (none when no message has its own).
+    std::size_t side_table_bytes() const {
+        return starts_.capacity() * sizeof(Time) + labels_.capacity() * sizeof(std::uint64_t);
     }
     std::uint32_t add_compute(const ComputeSpec& c) {
         require_open();
@@ -124,6 +162,10 @@ struct Workload {
     }
     /// Empty when consistent, else what is wrong (for loaders to turn into input errors).
     std::string validate(std::uint32_t endpoints) const;
+
+  private:
+    std::vector<Time> starts_;           // per message, or empty: none starts by itself
+    std::vector<std::uint64_t> labels_;  // per message, or empty: each is its index
 };
 
 }  // namespace clustersim

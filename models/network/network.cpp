@@ -179,15 +179,13 @@ void Network::on_link_arrival(std::uint32_t ch) {
 }
 
 void Network::start_message(std::uint32_t m) {
-    const MessageSpec& spec = workload_.messages[m];
+    const Message& spec = workload_.messages[m];
     MessageState& st = transport_.state(m);
     if (st.started != Time::never()) return;  // started twice (e.g. two triggers): once counts
     st.started = sim_.now();
     if (spec.bytes == 0 || spec.src == spec.dst) {
         // Nothing crosses the network: done as soon as it starts.
         st.first_sent = st.last_sent = sim_.now();
-        st.bytes_segmented = spec.bytes;
-        st.bytes_received = spec.bytes;
         dag_.complete({TaskKind::Transfer, m}, Completion::Sent);
         finish_message(m);
         return;

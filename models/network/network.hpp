@@ -91,6 +91,7 @@ class Network {
     }
     NetworkCounters counters() const;
     std::span<const MessageState> messages() const { return transport_.messages(); }
+    std::uint64_t bytes_received(std::uint32_t m) const { return transport_.bytes_received(m); }
     std::span<const ComputeState> computes() const { return dag_.computes(); }
     /// Once the run is over: the states moved into the result (the network is spent after).
     std::vector<MessageState> take_messages() { return transport_.take_messages(); }

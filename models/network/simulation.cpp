@@ -3,10 +3,19 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 
 namespace clustersim {
+
+std::uint64_t SimulationResult::bytes_received(std::uint32_t m, std::uint64_t message_bytes) const {
+    if (messages[m].finished != Time::never()) return message_bytes;
+    const auto at = std::lower_bound(
+        unfinished_received.begin(), unfinished_received.end(), m,
+        [](const Received& r, std::uint32_t message) { return r.message < message; });
+    return at != unfinished_received.end() && at->message == m ? at->bytes : 0;
+}
 
 SimulationResult simulate(const PortGraph& graph, const ForwardingTables& routes,
                           const Workload& workload, const NetworkParams& params,
@@ -93,6 +102,13 @@ SimulationResult simulate(const PortGraph& graph, const ForwardingTables& routes
     r.peak_packets = net.peak_packets();
     r.path_spread = net.path_spread();
     r.faults = net.fault_outcomes();
+    if (r.status != SimulationResult::Status::Completed) {
+        const auto states = net.messages();
+        for (std::uint32_t m = 0; m < states.size(); ++m)
+            if (states[m].finished == Time::never())
+                if (const std::uint64_t b = net.bytes_received(m); b > 0)
+                    r.unfinished_received.push_back({m, b});
+    }
     // Last: the network's own states become the result's (moved, not copied).
     r.messages = net.take_messages();
     r.computes = net.take_computes();

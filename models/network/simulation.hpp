@@ -38,6 +38,14 @@ struct SimulationResult {
     double wall_s = 0;
     NetworkCounters counters;
     std::vector<MessageState> messages;
+    // Messages that did not finish but received some bytes: how many (distinct), by index.
+    struct Received {
+        std::uint32_t message = 0;
+        std::uint64_t bytes = 0;
+    };
+    std::vector<Received> unfinished_received;
+    /// Distinct payload bytes message m received (whole when it finished).
+    std::uint64_t bytes_received(std::uint32_t m, std::uint64_t message_bytes) const;
     std::vector<ComputeState> computes;
     std::vector<ChannelUsage> channels;
     double max_link_util = 0;

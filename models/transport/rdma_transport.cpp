@@ -54,13 +54,13 @@ RdmaTransport::RdmaTransport(const PortGraph& graph, const Workload& workload,
             if (channel_of_endpoint_[workload.messages[m].src] != kNone)
                 line_bps_[m] = static_cast<double>(channels[sender_channel(m)].rate.bps());
     }
-    for (const MessageSpec& spec : workload.messages)
+    for (const Message& spec : workload.messages)
         if ((spec.bytes + params_.mtu_bytes - 1) / params_.mtu_bytes > UINT32_MAX)
             throw std::invalid_argument("a message of more than 2^32 packets");
 }
 
 std::uint32_t RdmaTransport::sender_channel(std::uint32_t m) const {
-    const MessageSpec& spec = workload_.messages[m];
+    const Message& spec = workload_.messages[m];
     const std::uint32_t ch = channel_of_endpoint_[spec.src];
     if (ch == kNone) throw std::logic_error("message from an unattached endpoint");
     // A GPU's NVLink sender and its NIC's RDMA sender each keep their own round-robin.
@@ -85,7 +85,7 @@ Time RdmaTransport::eligible_at(std::uint32_t m, Time now) {
 
 std::uint32_t RdmaTransport::enqueue(std::uint32_t m) {
     const std::uint32_t ch = sender_channel(m);
-    sender_of(ch).active.push_back(m);
+    sender_of(ch).active.push_back(Turn{m, 0});
     if (!outgoing_.empty()) outgoing_[m].active = true;
     return ch;
 }
@@ -149,7 +149,7 @@ Delivery RdmaTransport::receive(const Packet& p, Time now) {
             counters_.payload_redundant += p.payload_bytes;
         } else {
             if (!mark_ahead(r, off - 1)) return duplicate(r.next_expected);
-            accept(m, p);
+            accept(r, p);
         }
         // A gap: NACK it once (the sender resends from it, or just it).
         if (reliable && r.nacked != r.next_expected) {
@@ -158,7 +158,7 @@ Delivery RdmaTransport::receive(const Packet& p, Time now) {
         }
         return d;
     }
-    accept(m, p);
+    accept(r, p);
     advance(r);
     d.completes = r.next_expected == total;
     if (reliable && (d.completes || ++r.since_ack >= ack_every_)) {
@@ -214,15 +214,15 @@ void RdmaTransport::advance(Receiver& r) {
     }
 }
 
-void RdmaTransport::accept(std::uint32_t m, const Packet& p) {
-    state_[m].bytes_received += p.payload_bytes;
+void RdmaTransport::accept(Receiver& r, const Packet& p) {
+    r.bytes += p.payload_bytes;
     counters_.payload_delivered += p.payload_bytes;
     ++counters_.packets_delivered;
 }
 
 std::uint32_t RdmaTransport::reply(std::uint32_t m, PacketKind kind, std::uint32_t sequence) {
     // From the receiver's end of the path the message took (NVLink or its RDMA path).
-    const MessageSpec& spec = workload_.messages[m];
+    const Message& spec = workload_.messages[m];
     const std::uint32_t data_ch = sender_channel(m);
     const std::uint32_t ch =
         channel_of_endpoint_[spec.dst] + (data_ch - channel_of_endpoint_[spec.src]);
@@ -230,7 +230,7 @@ std::uint32_t RdmaTransport::reply(std::uint32_t m, PacketKind kind, std::uint32
     c.message = m;
     c.src = spec.dst;
     c.dst = spec.src;
-    c.entropy = entropy(spec) ^ 0x5a5a5a5au;  // the reverse direction hashes on its own
+    c.entropy = entropy(m) ^ 0x5a5a5a5au;  // the reverse direction hashes on its own
     c.sequence = sequence;
     c.kind = kind;
     if (workload_.sent_via_nic(m)) c.flags |= Packet::kViaNic;  // back the way it came
@@ -243,12 +243,12 @@ void RdmaTransport::reactivate(std::uint32_t m) {
     Outgoing& o = outgoing_[m];
     if (o.active) return;
     o.active = true;
-    sender_of(sender_channel(m)).active.push_back(m);
+    sender_of(sender_channel(m)).active.push_back(Turn{m, 0});
 }
 
 Packet RdmaTransport::take_reliable(Sender& nic, std::uint32_t m, Packet p, Time now, Time tx_end,
                                     bool& sent_all) {
-    const MessageSpec& spec = workload_.messages[m];
+    const Message& spec = workload_.messages[m];
     MessageState& st = state_[m];
     Outgoing& o = outgoing_[m];
     const std::uint32_t total = packets_of(m);
@@ -268,7 +268,6 @@ Packet RdmaTransport::take_reliable(Sender& nic, std::uint32_t m, Packet p, Time
         ++counters_.retransmitted_packets;
     } else {
         o.sent_through = seq + 1;
-        st.bytes_segmented = std::min<std::uint64_t>(spec.bytes, offset + p.payload_bytes);
         if (o.sent_through == total) {
             st.last_sent = tx_end;
             sent_all = true;
@@ -354,7 +353,7 @@ bool RdmaTransport::select_eligible(std::uint32_t ch, Time now, Time& at) {
     const std::size_t start = nic.next < n ? nic.next : 0;
     for (std::size_t k = 0; k < n; ++k) {
         const std::size_t i = (start + k) % n;
-        const std::uint32_t m = nic.active[i];
+        const std::uint32_t m = nic.active[i].message;
         if (cc_traits_.window) {  // window: unacknowledged bytes stay below it
             const Outgoing& o = outgoing_[m];
             const double in_flight =
@@ -420,7 +419,8 @@ std::uint32_t RdmaTransport::on_timer(std::uint32_t m, Time now, Time& next) {
         ++counters_.connections_failed;
         if (o.active) {
             Sender& nic = sender_of(sender_channel(m));
-            const auto at = std::find(nic.active.begin(), nic.active.end(), m);
+            const auto at = std::find_if(nic.active.begin(), nic.active.end(),
+                                         [m](const Turn& t) { return t.message == m; });
             const auto index = static_cast<std::size_t>(at - nic.active.begin());
             nic.active.erase(at);
             if (index < nic.next) --nic.next;

@@ -34,9 +34,10 @@ struct MessageState {
     Time first_sent = Time::never();  // first byte on the wire
     Time last_sent = Time::never();   // last byte off the sender
     Time finished = Time::never();    // last byte received
-    std::uint64_t bytes_segmented = 0;
-    std::uint64_t bytes_received = 0;  // distinct payload bytes received
 };
+// What a message has sent and received so far lives with its sender's turn and its receiver's
+// slot while it moves (RdmaTransport::bytes_received); a finished message has moved its bytes.
+static_assert(sizeof(MessageState) == 32);
 
 struct TransportCounters {
     std::uint64_t payload_sent = 0;       // message bytes put on the wire by senders
@@ -67,7 +68,7 @@ class RdmaTransport {
 
     /// Whether message m leaves its node (always, for bare NICs).
     bool inter_node(std::uint32_t m) const {
-        const MessageSpec& spec = workload_.messages[m];
+        const Message& spec = workload_.messages[m];
         return !layout_ || layout_->node_of_gpu(spec.src) != layout_->node_of_gpu(spec.dst);
     }
     /// When message m, started now, may send its first packet: after its sender has issued it
@@ -116,6 +117,13 @@ class RdmaTransport {
     std::size_t receiver_slots() const { return receivers_.size(); }
 
     MessageState& state(std::uint32_t m) { return state_[m]; }
+    /// Distinct payload bytes of message m received so far (all of them once it is whole).
+    std::uint64_t bytes_received(std::uint32_t m) const {
+        if (state_[m].finished != Time::never()) return workload_.messages[m].bytes;
+        const std::uint32_t slot = receiver_of_[m];
+        if (slot == kNone) return 0;
+        return slot == kReceived ? workload_.messages[m].bytes : receivers_[slot].bytes;
+    }
     std::span<const MessageState> messages() const { return state_; }
     /// The messages' states, moved out once the run is over (the result keeps them; no copy
     /// doubles them at the run's peak).
@@ -123,8 +131,14 @@ class RdmaTransport {
     const TransportCounters& counters() const { return counters_; }
 
   private:
+    // A message in its sender's round-robin, with the packets cut from it so far (senders
+    // without reliable connections; a reliable one keeps its own in Outgoing).
+    struct Turn {
+        std::uint32_t message = 0;
+        std::uint32_t cut = 0;
+    };
     struct Sender {
-        std::vector<std::uint32_t> active;  // messages with bytes left to segment
+        std::vector<Turn> active;  // messages with bytes left to segment
         // The message in turn: its index in `active`, or active.size() when the turn is past
         // the last one -- a message that joins then goes next, so service is fair from the
         // first packet (wrapping to 0 only when nothing joined).
@@ -146,23 +160,25 @@ class RdmaTransport {
         bool failed = false;             // past its retries: the queue pair is in its error state
     };
     std::uint32_t sender_channel(std::uint32_t m) const;
-    // Per message being received, 24 B: packets past next_expected that arrived early, as a
+    // Per message being received, 32 B: packets past next_expected that arrived early, as a
     // bitmap whose first word is inline (a sprayed message's reordering rarely reaches 64
-    // packets) and whose further words, when any, are a spill_ entry (no heap per message).
-    // Held in a slot from the message's first packet to its last (receiver_of_), then reused.
+    // packets) and whose further words, when any, are a spill_ entry (no heap per message);
+    // and the distinct payload bytes received. Held in a slot from the message's first packet
+    // to its last (receiver_of_), then reused.
     struct Receiver {
         std::uint64_t ahead = 0;          // bit k: packet next_expected + 1 + k has arrived
+        std::uint64_t bytes = 0;          // distinct payload bytes received
         std::uint32_t next_expected = 0;  // every packet below it has arrived
         std::uint32_t since_ack = 0;      // packets accepted since the last ACK
         std::uint32_t nacked = kNone;     // the gap last NACKed (once per gap)
         std::uint32_t spill = kNone;      // spill_ entry: bits 64.. of `ahead`, when any
     };
-    static_assert(sizeof(Receiver) == 24);
+    static_assert(sizeof(Receiver) == 32);
     bool mark_ahead(Receiver& r, std::uint32_t off);  // false: already there
     void advance(Receiver& r);                        // next_expected past what has arrived
     std::uint32_t reply(std::uint32_t m, PacketKind kind, std::uint32_t sequence);
     void reactivate(std::uint32_t m);
-    void accept(std::uint32_t m, const Packet& p);
+    void accept(Receiver& r, const Packet& p);
     Packet take_reliable(Sender& nic, std::uint32_t m, Packet p, Time now, Time tx_end,
                          bool& sent_all);
     const Sender& sender_of(std::uint32_t ch) const { return senders_[ch - first_channel_]; }
@@ -170,9 +186,11 @@ class RdmaTransport {
     std::uint32_t packets_of(std::uint32_t m) const;
     // The flow's header fields (src, dst, queue pair) hashed: one flow, one path. Computed per
     // packet, as a NIC does, rather than kept per message.
-    static std::uint32_t entropy(const MessageSpec& spec) {
+    std::uint32_t entropy(std::uint32_t m) const {
+        const Message& spec = workload_.messages[m];
         return static_cast<std::uint32_t>(
-            mix64((static_cast<std::uint64_t>(spec.src) << 32 | spec.dst) ^ mix64(spec.label)));
+            mix64((static_cast<std::uint64_t>(spec.src) << 32 | spec.dst) ^
+                  mix64(workload_.label_of(m))));
     }
 
     const Workload& workload_;
@@ -234,8 +252,9 @@ inline std::uint32_t RdmaTransport::next_wire_bytes(std::uint32_t ch) const {
     const Sender& s = sender_of(ch);
     if (!s.control.empty()) return params_.header_bytes;
     if (s.active.empty()) return 0;
-    const std::uint32_t m = s.active[s.next < s.active.size() ? s.next : 0];
-    std::uint64_t offset = state_[m].bytes_segmented;
+    const Turn& turn = s.active[s.next < s.active.size() ? s.next : 0];
+    const std::uint32_t m = turn.message;
+    std::uint64_t offset = std::uint64_t{turn.cut} * params_.mtu_bytes;
     if (!outgoing_.empty()) {
         const Outgoing& o = outgoing_[m];
         offset = std::uint64_t{o.resend != kNone ? o.resend : o.next_packet} * params_.mtu_bytes;
@@ -250,18 +269,20 @@ inline Packet RdmaTransport::take_packet(std::uint32_t ch, Time now, Time tx_end
     sent_all = false;
     if (!nic.control.empty()) return nic.control.pop_front();
     if (nic.next >= nic.active.size()) nic.next = 0;
-    const std::uint32_t m = nic.active[nic.next];
-    const MessageSpec& spec = workload_.messages[m];
+    Turn& turn = nic.active[nic.next];
+    const std::uint32_t m = turn.message;
+    const Message& spec = workload_.messages[m];
     MessageState& st = state_[m];
-    const auto payload = static_cast<std::uint32_t>(
-        std::min<std::uint64_t>(spec.bytes - st.bytes_segmented, params_.mtu_bytes));
+    const std::uint64_t offset = std::uint64_t{turn.cut} * params_.mtu_bytes;
+    const auto payload =
+        static_cast<std::uint32_t>(std::min<std::uint64_t>(spec.bytes - offset, params_.mtu_bytes));
     Packet p;
     p.message = m;
     p.src = spec.src;
     p.dst = spec.dst;
     p.payload_bytes = payload;
-    p.entropy = entropy(spec);
-    p.sequence = static_cast<std::uint32_t>(st.bytes_segmented / params_.mtu_bytes);
+    p.entropy = entropy(m);
+    p.sequence = turn.cut;
     if (workload_.sent_via_nic(m)) p.flags |= Packet::kViaNic;
     if (!outgoing_.empty()) {
         p = take_reliable(nic, m, p, now, tx_end, sent_all);
@@ -269,11 +290,11 @@ inline Packet RdmaTransport::take_packet(std::uint32_t ch, Time now, Time tx_end
         return p;
     }
     if (!paced_.empty()) pace(m, p, now);
-    if (st.bytes_segmented == 0) st.first_sent = now;
-    st.bytes_segmented += payload;
+    if (turn.cut == 0) st.first_sent = now;
+    ++turn.cut;
     counters_.payload_sent += payload;
     ++counters_.packets_sent;
-    sent_all = st.bytes_segmented == spec.bytes;
+    sent_all = offset + payload == spec.bytes;
     if (sent_all) {
         st.last_sent = tx_end;
         // The following message moves into this index: it is next in turn.

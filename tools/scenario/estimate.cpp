@@ -131,7 +131,11 @@ RunEstimate estimate_run(const Scenario& s, const FabricPlan& f, const WorkloadS
 
     const bool reliable = network_params(s, f.fabric).reliable();
     const bool paced = s.network.congestion_control != "none";
-    const std::uint64_t per_message = sizeof(MessageSpec) +
+    // A message is 16 B; start times and labels are kept beside it only where some message has
+    // its own (pattern and trace workloads: counted at most; a MoE step's have none).
+    const std::uint64_t spec_bytes =
+        sizeof(Message) + (s.workload.kind == "moe" ? 0 : sizeof(Time) + sizeof(std::uint64_t));
+    const std::uint64_t per_message = spec_bytes +
                                       RdmaTransport::bytes_per_message(reliable, paced) +
                                       // the result keeps the transport's states, moved
                                       DagRuntime::kBytesPerMessage;
@@ -141,7 +145,7 @@ RunEstimate estimate_run(const Scenario& s, const FabricPlan& f, const WorkloadS
     // counted), beside the generator's tables; sealing adds the dependency graph and then frees
     // the list and the slack. While it runs: the tasks, the graph and the run's per-task state.
     // The larger of the two.
-    const std::uint64_t built_bytes = saturating_mul(w.messages, sizeof(MessageSpec)) +
+    const std::uint64_t built_bytes = saturating_mul(w.messages, spec_bytes) +
                                       saturating_mul(w.dependencies, sizeof(Dependency)) +
                                       saturating_mul(w.computes, sizeof(ComputeSpec)) +
                                       saturating_mul(w.joins, sizeof(JoinSpec));

@@ -38,7 +38,7 @@ std::string_view message_pass_name(const MessageTag& t) {
 
 std::string_view message_path(const Workload& w, std::uint32_t m, const NodeLayout* layout) {
     if (!layout) return "network";
-    const MessageSpec& s = w.messages[m];
+    const Message& s = w.messages[m];
     return layout->node_of_gpu(s.src) == layout->node_of_gpu(s.dst) && !w.sent_via_nic(m) ? "nvlink"
                                                                                           : "rdma";
 }
@@ -58,17 +58,15 @@ MessagesWritten write_messages_csv(std::ostream& out, const Workload& w, const S
     }
     // The sample: node 0's GPUs (or the first 8 NICs), everything they send or receive.
     const std::uint32_t sample_gpus = layout ? layout->gpus_per_node : 8;
-    auto in_sample = [&](const MessageSpec& m) {
-        return m.src < sample_gpus || m.dst < sample_gpus;
-    };
+    auto in_sample = [&](const Message& m) { return m.src < sample_gpus || m.dst < sample_gpus; };
     done.sampled = choice == MessagesChoice::Sample;
     const std::vector<Tag> tags =
         moe ? moe_message_tags(*moe, w.messages.size()) : std::vector<Tag>{};
-    for (std::size_t i = 0; i < w.messages.size(); ++i) {
-        const MessageSpec& m = w.messages[i];
+    for (std::uint32_t i = 0; i < w.messages.size(); ++i) {
+        const Message& m = w.messages[i];
         if (done.sampled && !in_sample(m)) continue;
         const MessageState& st = r.messages[i];
-        csv.integer(m.label).integer(m.src).integer(m.dst).integer(m.bytes);
+        csv.integer(w.label_of(i)).integer(m.src).integer(m.dst).integer(m.bytes);
         if (st.started != Time::never())
             csv.fixed(st.started.us());
         else

@@ -146,11 +146,11 @@ std::string moe_traffic_table(const Json& j) {
 
 namespace clustersim {
 
-nlohmann::ordered_json moe_step_json(const Scenario& s, const MoeRun& run,
+nlohmann::ordered_json moe_step_json(const Scenario& s, const MoeRun& run, const Workload& w,
                                      const SimulationResult& r, const MoeStepMetrics* pace) {
-    return moe_step_section(
-        moe_step_metrics(run.spec, run, r.messages, r.computes, s.cluster.gpus_per_node, 0, pace),
-        run.spec.phase, run.simulated_layers);
+    return moe_step_section(moe_step_metrics(run.spec, run, w.messages, r.messages, r.computes,
+                                             s.cluster.gpus_per_node, 0, pace),
+                            run.spec.phase, run.simulated_layers);
 }
 
 nlohmann::ordered_json moe_step_section(const MoeStepMetrics& m, MoePhase phase,

@@ -24,7 +24,7 @@ namespace clustersim {
 /// per-layer dispatch and combine times, the step time (TPOT for decode) extrapolated from the
 /// simulated layers' steady state (or `pace`'s, the degraded steady state after a fault's
 /// transient: moe_step_metrics), tokens/s, and the simulated passes' timeline.
-nlohmann::ordered_json moe_step_json(const Scenario& s, const MoeRun& run,
+nlohmann::ordered_json moe_step_json(const Scenario& s, const MoeRun& run, const Workload& w,
                                      const SimulationResult& r,
                                      const MoeStepMetrics* pace = nullptr);
 /// The same section from metrics already computed (`simulated_layers`: the main layers

@@ -409,7 +409,7 @@ std::string queues_csv(const PortGraph& graph, const SimulationResult& r) {
 std::string unfinished_report(const Workload& w, const SimulationResult& r, std::size_t limit) {
     std::string out;
     std::size_t shown = 0, total = 0;
-    for (std::size_t i = 0; i < w.messages.size(); ++i) {
+    for (std::uint32_t i = 0; i < w.messages.size(); ++i) {
         const auto& st = r.messages[i];
         if (st.finished != Time::never()) continue;
         ++total;
@@ -418,14 +418,14 @@ std::string unfinished_report(const Workload& w, const SimulationResult& r, std:
         // Why it never started: its own start time lies past the end, or it waits for inputs.
         std::string state = "started";
         if (st.started == Time::never())
-            state = m.start != Time::never() && m.start > r.end_time
+            state = w.start_of(i) != Time::never() && w.start_of(i) > r.end_time
                         ? fmt::format(
                               "not started: its start time {:.3f} us is after the run "
                               "ended",
-                              m.start.us())
+                              w.start_of(i).us())
                         : "never started (waiting for what it depends on)";
-        out += fmt::format("  message {} {}->{}: {} of {} bytes received, {}\n", m.label, m.src,
-                           m.dst, st.bytes_received, m.bytes, state);
+        out += fmt::format("  message {} {}->{}: {} of {} bytes received, {}\n", w.label_of(i),
+                           m.src, m.dst, r.bytes_received(i, m.bytes), m.bytes, state);
     }
     if (total > limit) out += fmt::format("  ... and {} more\n", total - limit);
     return out;

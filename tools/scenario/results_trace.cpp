@@ -355,7 +355,7 @@ TraceWritten write_trace(std::ostream& out, const Scenario& s, const PreparedRun
     // Messages, as async slices per sender, with what they are.
     t.write(name_event(kMessagePid, std::nullopt, "process_name", "messages by sender"));
     for (std::size_t m = 0; m < w.messages.size(); ++m) {
-        const MessageSpec& spec = w.messages[m];
+        const Message& spec = w.messages[m];
         if (!kept[spec.src] || !done(m)) continue;
         const MessageState& st = r.messages[m];
         Json args = {{"src", spec.src},

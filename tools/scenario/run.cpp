@@ -62,7 +62,8 @@ RunOutcome execute_run(const Scenario& s, const PreparedRun& p, bool progress) {
                                  p.workload, o.result);
     if (!s.faults.empty()) o.results["faults"] = faults_json(s, p.faults, o.result);
     if (p.moe && o.result.status == SimulationResult::Status::Completed)
-        o.results[std::string(phase_name(s.workload.phase))] = moe_step_json(s, *p.moe, o.result);
+        o.results[std::string(phase_name(s.workload.phase))] =
+            moe_step_json(s, *p.moe, p.workload, o.result);
     // What check estimated (the same for one build; sizes of structures vary between
     // compilers). The peak the OS measured varies run to run, so it is shown, not written.
     o.results["sim"]["memory_estimate_bytes"] = p.estimate.memory_bytes();

@@ -49,8 +49,9 @@ void add_steady_state(const Scenario& s, const PreparedRun& prepared, RunOutcome
         return;
     }
     const MoeRun& srun = *p.moe;
-    const MoeStepMetrics pace = moe_step_metrics(srun.spec, srun, so.result.messages,
-                                                 so.result.computes, s.cluster.gpus_per_node);
+    const MoeStepMetrics pace =
+        moe_step_metrics(srun.spec, srun, p.workload.messages, so.result.messages,
+                         so.result.computes, s.cluster.gpus_per_node);
     constexpr std::array<std::string_view, 8> kKept = {
         "tpot_ms",    "step_ms",  "tokens_per_s_per_gpu", "tokens_per_s_per_user", "dispatch_us",
         "combine_us", "layer_us", "extrapolation"};
@@ -59,7 +60,7 @@ void add_steady_state(const Scenario& s, const PreparedRun& prepared, RunOutcome
             summary[std::string(k)] = so.results[section][std::string(k)];
     // The faulted run's section again, its layers after the simulated ones at that pace; what
     // auto layers said of the faulted run stays.
-    Json rewritten = moe_step_json(s, run, o.result, &pace);
+    Json rewritten = moe_step_json(s, run, prepared.workload, o.result, &pace);
     if (o.results[section].contains("simulated_layers_auto"))
         rewritten["simulated_layers_auto"] = o.results[section]["simulated_layers_auto"];
     rewritten["degraded_steady_state"] = std::move(summary);
