@@ -128,8 +128,7 @@ MessageList read_message_csv(std::istream& in, const std::string& file) {
                                  fmt::format("id {} is used twice, first on line {} (expected "
                                              "unique ids)",
                                              m.label, it->second));
-        const std::uint32_t idx = out.workload.add_message(m);
-        if (!id) out.workload.set_label(idx, idx);
+        const std::uint32_t idx = out.workload.add_message(m);  // no id: known by its index
         if (after && !cells[*after].text.empty())
             pending.push_back(Pending{idx, line_no, cells[*after].column, cells[*after].text});
         out.nodes = std::max({out.nodes, m.src + 1, m.dst + 1});

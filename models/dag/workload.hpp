@@ -6,6 +6,7 @@
 // and trace readers produce this; the DAG runtime executes it. htsim's connection-matrix
 // triggers are joins: oneshot = first, barrier = all (count), multishot = sequence.
 #include <cstdint>
+#include <numeric>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -105,7 +106,7 @@ struct Workload {
         if (labels_.empty()) {
             if (label == m) return;
             labels_.resize(messages.size());
-            for (std::uint32_t i = 0; i < messages.size(); ++i) labels_[i] = i;
+            std::iota(labels_.begin(), labels_.end(), std::uint64_t{0});
         }
         labels_[m] = label;
     }

@@ -417,12 +417,13 @@ std::string unfinished_report(const Workload& w, const SimulationResult& r, std:
         const auto& m = w.messages[i];
         // Why it never started: its own start time lies past the end, or it waits for inputs.
         std::string state = "started";
+        const Time own_start = w.start_of(i);
         if (st.started == Time::never())
-            state = w.start_of(i) != Time::never() && w.start_of(i) > r.end_time
+            state = own_start != Time::never() && own_start > r.end_time
                         ? fmt::format(
                               "not started: its start time {:.3f} us is after the run "
                               "ended",
-                              w.start_of(i).us())
+                              own_start.us())
                         : "never started (waiting for what it depends on)";
         out += fmt::format("  message {} {}->{}: {} of {} bytes received, {}\n", w.label_of(i),
                            m.src, m.dst, r.bytes_received(i, m.bytes), m.bytes, state);
