@@ -14,6 +14,13 @@ template <class H>
 concept EventHandler = requires(H h, const Event& e) {
     h.handle(e);
 };
+/// A handler that can start loading the state the next event will touch while it handles this
+/// one: at scale each event waits on memory, and the next event is known before this one runs.
+/// A hint only: it must not change state.
+template <class H>
+concept PrefetchingHandler = requires(H h, const Event& e) {
+    h.prefetch(e);
+};
 
 enum class StopReason : std::uint8_t { QueueEmpty, TimeLimit, Requested };
 
@@ -104,6 +111,8 @@ class Simulator {
                 return StopReason::TimeLimit;
             }
             const Event e = queue_.pop();
+            if constexpr (PrefetchingHandler<H>)
+                if (!queue_.empty()) handler.prefetch(queue_.top());
             now_ = e.time;
             current_ = e.process;
             ++events_processed_;

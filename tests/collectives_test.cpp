@@ -81,10 +81,26 @@ TEST_CASE(
         CHECK(j["bandwidth"]["busbw_GBps"].get<double>() >= 0.9 * payload_GBps);
     }
     // The double binary tree moves up to 2 x size through a rank each way (interior in one
-    // tree, leaf in the other): busbw at most 2(n-1)/n / 2 = 7/8 of the link. Measured 0.77 of
-    // it: pipeline fill and the ranks' two roles competing for one NIC.
-    const Json t = run_collective("allreduce", "256MiB", "--set workload.algorithm=tree");
+    // tree, leaf in the other): busbw at most 2(n-1)/n / 2 = 7/8 of the link. With buffers too
+    // deep to push back, only pipeline fill and drain keep it below that
+    // bound: measured 0.977 of it. (1 GiB a port holds more than any rank sends, 2 x 256 MiB,
+    // so no credit ever runs out.)
+    const std::string tree_sets = "--set workload.algorithm=tree";
+    const Json deep = run_collective("allreduce", "256MiB",
+                                     tree_sets + " --set network.port_buffer_bytes=1073741824");
+    const double unblocked = deep["bandwidth"]["busbw_GBps"].get<double>();
+    INFO("tree, deep buffers: busbw " << unblocked << " GB/s");
+    CHECK(unblocked >= 0.95 * 7.0 / 8 * payload_GBps);
+    CHECK(unblocked <= 7.0 / 8 * payload_GBps);
+    // With the default 128 KiB of credits a port, a parent's NIC is fed by four connections
+    // (two children, its parent, its parent in the other tree); what waits for it fills the
+    // senders' switch input buffers and blocks their other connections (head-of-line). How
+    // much depends on which of two packets reaching one queue in the same picosecond goes
+    // first: 0.82-0.88 of the bound across event orders and sizes of 192-448 MiB (docs/
+    // network-model.md, "Simultaneous arrivals"). The floor catches a pipeline that stalls.
+    const Json t = run_collective("allreduce", "256MiB", tree_sets);
     const double tree = t["bandwidth"]["busbw_GBps"].get<double>();
-    CHECK(tree >= 0.85 * 7.0 / 8 * payload_GBps);
-    CHECK(tree <= 7.0 / 8 * payload_GBps);
+    INFO("tree, default credits: busbw " << tree << " GB/s");
+    CHECK(tree >= 0.78 * 7.0 / 8 * payload_GBps);
+    CHECK(tree < unblocked);
 }

@@ -106,6 +106,33 @@ TEST_CASE("events at one time run in (source process, sequence) order, not inser
     CHECK(sim.current_process() == 3);
 }
 
+namespace {
+// Records each prefetch hint and each handled event's target; kind 1 schedules a child at +1 ps.
+struct PrefetchRecorder {
+    Simulator* sim;
+    std::vector<std::uint32_t> hinted, handled;
+    void prefetch(const Event& e) { hinted.push_back(e.target); }
+    void handle(const Event& e) {
+        handled.push_back(e.target);
+        if (e.kind == 1) sim->schedule(e.time + Time::from_ps(1), e.target + 100, 0);
+    }
+};
+}  // namespace
+
+TEST_CASE("the loop hints the next pending event before handling the current one", "[sim]") {
+    // Events at 1 (kind 1: schedules one at 2), 5 and 9. Before handling each, the loop names
+    // the event then next in the queue -- the child at 2 is not yet scheduled when the event at
+    // 1 runs, so the hint is the event at 5; nothing is hinted once the queue is empty.
+    Simulator sim;
+    PrefetchRecorder r{&sim, {}, {}};
+    sim.schedule(Time::from_ps(9), 3, 0);
+    sim.schedule(Time::from_ps(1), 1, 1);
+    sim.schedule(Time::from_ps(5), 2, 0);
+    sim.run(r);
+    CHECK(r.handled == std::vector<std::uint32_t>{1, 101, 2, 3});
+    CHECK(r.hinted == std::vector<std::uint32_t>{2, 2, 3});
+}
+
 TEST_CASE("random streams are reproducible per seed and name, and independent across names",
           "[sim]") {
     RandomStream a(1, "ecmp"), b(1, "ecmp"), c(1, "other"), d(2, "ecmp");

@@ -11,6 +11,8 @@ Fabric::Fabric(Simulator& sim, const PortGraph& graph, const NetworkParams& para
     if (params_.virtual_lanes == 0 || params_.virtual_lanes > kMaxVirtualLanes)
         throw std::invalid_argument("virtual_lanes must be between 1 and kMaxVirtualLanes");
     const auto channels = graph.channels();
+    if (graph.switch_count() >= (1u << 31) || graph.endpoint_count() >= (1u << 31))
+        throw std::length_error("more than 2^31 switches or endpoints");  // InFlight::to_index
     links_.resize(channels.size());
     ports_.resize(channels.size());
     transmitter_.resize(channels.size());

@@ -102,8 +102,16 @@ class Fabric {
     /// Puts a packet whose transmission ends at `tx_end` on the link; credits the buffer it
     /// leaves back upstream.
     void launch(std::uint32_t ch, Packet p, std::uint32_t wire, std::uint32_t vl, Time tx_end);
-    /// The head packet of the link arrives at the far end.
-    Packet arrive(std::uint32_t ch, NodeRef& to);
+    /// Hints for the event loop (Network::prefetch): the lines an arrival or a wake-up reads.
+    void prefetch_arrival(std::uint32_t slot) const {
+        const auto* f = reinterpret_cast<const char*>(&flying_[slot]);
+        __builtin_prefetch(f);
+        __builtin_prefetch(f + sizeof(InFlight) - 1);
+    }
+    void prefetch_port(std::uint32_t ch) const { __builtin_prefetch(&ports_[ch]); }
+
+    /// The packet named by an arrival event (its pool slot) reaches the link's far end.
+    Packet arrive(std::uint32_t slot, NodeRef& to);
     /// Queues a packet at egress `out`; false when tail drop discards it (lossy mode).
     bool enqueue(std::uint32_t out, const Packet& p);
     /// PFC frames reaching the port they act on. resume() returns true if the port may send.
@@ -139,6 +147,9 @@ class Fabric {
     std::vector<EgressPort> ports_;           // indexed by channel
     std::vector<UpperLanes> upper_lanes_;     // per channel, with more than one lane only
     std::vector<std::uint32_t> transmitter_;  // per channel: the logical process of its port
+    // Packets on links, each named by its arrival event; freed slots are reused last-in first.
+    std::vector<InFlight> flying_;
+    std::vector<std::uint32_t> free_flying_;
     RingBuffer<Packet>& lane(std::uint32_t ch, std::uint32_t vl) {
         return vl == 0 ? ports_[ch].queue : upper_lanes_[ch][vl - 1];
     }
@@ -268,19 +279,30 @@ inline void Fabric::launch(std::uint32_t ch, Packet p, std::uint32_t wire, std::
     // serialisation overlaps with its forwarding.
     if (link.cut_through)
         arrival = arrival - (link.clock.time_for(wire) - link.clock.time_for(params_.header_bytes));
-    const bool was_idle = link.in_flight.empty();
-    link.in_flight.push_back(InFlight{arrival, p});
-    if (was_idle) sim_.schedule(arrival, ch, kLinkArrival, link.process);
+    std::uint32_t slot;
+    if (free_flying_.empty()) {  // grows during warm-up only
+        slot = static_cast<std::uint32_t>(flying_.size());
+        flying_.emplace_back();
+    } else {
+        slot = free_flying_.back();
+        free_flying_.pop_back();
+    }
+    InFlight& f = flying_[slot];
+    f.packet = p;
+    f.channel = ch;
+    f.to_index = link.to.index & 0x7fffffffu;
+    f.to_switch = link.to.kind == NodeKind::Switch;
+    sim_.schedule(arrival, slot, kLinkArrival, link.process);
 }
 
-inline Packet Fabric::arrive(std::uint32_t ch, NodeRef& to) {
-    Link& link = links_[ch];
-    const InFlight f = link.in_flight.pop_front();
-    if (!link.in_flight.empty())
-        sim_.schedule(link.in_flight.front().arrival, ch, kLinkArrival, link.process);
+inline Packet Fabric::arrive(std::uint32_t slot, NodeRef& to) {
+    // The slot is free again once read: the next launch, often at once, reuses it while hot.
+    const InFlight& f = flying_[slot];
     ++counters_.packet_hops;
-    to = link.to;
-    return f.packet;
+    to = f.to();
+    const Packet p = f.packet;
+    free_flying_.push_back(slot);
+    return p;
 }
 
 inline bool Fabric::enqueue(std::uint32_t out, const Packet& p) {

@@ -1,24 +1,31 @@
 #pragma once
-// A unidirectional link: fixed rate and delay, packets in flight held in arrival order, and at
-// most one pending event (the arrival of the head packet). One cache line; rate and delay as
-// configured live in the port graph's channel.
+// A unidirectional link: fixed rate and delay. Its packets in flight are not held here: each is
+// a record in the fabric's pool named by its own arrival event (InFlight), so the receiving end
+// reads nothing the sending end writes but that record -- what a partition's cut needs -- and
+// arrivals read records packed in launch order instead of one ring per link. One cache line;
+// rate and delay as configured live in the port graph's channel.
 #include <cstdint>
 
 #include "models/network/packet.hpp"
 #include "models/network/port_graph.hpp"
 #include "sim/data_rate.hpp"
-#include "sim/ring_buffer.hpp"
 
 namespace clustersim {
 
+/// A packet on its way over a link, until its arrival event: the packet, the channel and the
+/// node at the far end (the arrival needs no read of the link).
 struct InFlight {
-    Time arrival;
     Packet packet;
+    std::uint32_t channel = 0;
+    std::uint32_t to_index : 31 = 0;
+    std::uint32_t to_switch : 1 = 0;
+    NodeRef to() const {
+        return NodeRef{to_switch ? NodeKind::Switch : NodeKind::Endpoint, to_index};
+    }
 };
-static_assert(sizeof(InFlight) == 40, "arrival time and a 32-byte packet, no padding");
+static_assert(sizeof(InFlight) == 40, "a 32-byte packet, its channel and its far end");
 
 struct alignas(64) Link {
-    RingBuffer<InFlight> in_flight;
     SerialisationClock clock;
     Time arrival_delay;  // propagation plus the forwarding latency of the receiving switch
     NodeRef to;

@@ -144,9 +144,9 @@ void Network::service_port(std::uint32_t ch) {
     if (more) fabric_.arm(ch, tx_end);
 }
 
-void Network::on_link_arrival(std::uint32_t ch) {
+void Network::on_link_arrival(std::uint32_t slot) {
     NodeRef to;
-    Packet p = fabric_.arrive(ch, to);
+    Packet p = fabric_.arrive(slot, to);
     if (to.kind == NodeKind::Switch) {
         const std::uint32_t out = forwarding_.route(to.index, p, sim_.now());
         if (!fabric_.enqueue(out, p)) {

@@ -84,6 +84,14 @@ class Network {
     /// When the last event other than a sample ran: the run's end (samples never extend it).
     Time last_activity() const { return last_activity_; }
     void handle(const Event& e);
+    /// Starts loading what the event will read first (the packet a link delivers, the port a
+    /// wake-up serves); a hint, no state changes.
+    void prefetch(const Event& e) const {
+        if (e.kind == kLinkArrival)
+            fabric_.prefetch_arrival(e.target);
+        else if (e.kind == kPortWake)
+            fabric_.prefetch_port(e.target);
+    }
 
     bool all_finished() const {
         return messages_finished_ == workload_.messages.size() &&
@@ -105,7 +113,7 @@ class Network {
 
   private:
     void service_port(std::uint32_t ch);
-    void on_link_arrival(std::uint32_t ch);
+    void on_link_arrival(std::uint32_t slot);
     void start_message(std::uint32_t m);
     void make_eligible(std::uint32_t m);
     void finish_message(std::uint32_t m);

@@ -90,7 +90,7 @@ struct NetworkParams {
 /// The events of a running network, each handled by one part (see models/network.hpp).
 enum NetworkEvent : std::uint32_t {
     kPortWake,         // fabric: a port may transmit (target: channel)
-    kLinkArrival,      // fabric: the head packet of a link arrives (target: channel)
+    kLinkArrival,      // fabric: a packet reaches a link's far end (target: its in-flight slot)
     kMessageEligible,  // transport: a message's per-message overhead has passed (target: message)
     kActivate,         // DAG: a task is activated (target: TaskRef::packed())
     kSendDone,         // DAG: a message's last byte has left its sender (target: message)
