@@ -17,6 +17,9 @@ class RingBuffer {
     const T& front() const { return items_[head_]; }
     T& front() { return items_[head_]; }
     const T& back() const { return items_[(head_ + count_ - 1) & mask_]; }
+    T& back() { return items_[(head_ + count_ - 1) & mask_]; }
+    /// The i-th item from the front.
+    T& operator[](std::size_t i) { return items_[(head_ + i) & mask_]; }
 
     void push_back(const T& v) {
         if (!items_ || count_ == mask_ + 1) grow();

@@ -92,15 +92,16 @@ TEST_CASE(
     INFO("tree, deep buffers: busbw " << unblocked << " GB/s");
     CHECK(unblocked >= 0.95 * 7.0 / 8 * payload_GBps);
     CHECK(unblocked <= 7.0 / 8 * payload_GBps);
-    // With the default 128 KiB of credits a port, a parent's NIC is fed by four connections
+    // With the default 128 KiB of credits a port, a rank's NIC link carries four connections
     // (two children, its parent, its parent in the other tree); what waits for it fills the
     // senders' switch input buffers and blocks their other connections (head-of-line). How
     // much depends on which of two packets reaching one queue in the same picosecond goes
-    // first: 0.82-0.88 of the bound across event orders and sizes of 192-448 MiB (docs/
-    // network-model.md, "Simultaneous arrivals"). The floor catches a pipeline that stalls.
+    // first: round-robin by input, as a switch arbitrates, 0.85-0.88 of the bound over
+    // 192-448 MiB; a fixed order (the lower-numbered sender first) gave 0.82-0.84 (docs/
+    // network-model.md, "Simultaneous arrivals"). The floor lies between the two.
     const Json t = run_collective("allreduce", "256MiB", tree_sets);
     const double tree = t["bandwidth"]["busbw_GBps"].get<double>();
     INFO("tree, default credits: busbw " << tree << " GB/s");
-    CHECK(tree >= 0.78 * 7.0 / 8 * payload_GBps);
+    CHECK(tree >= 0.84 * 7.0 / 8 * payload_GBps);
     CHECK(tree < unblocked);
 }

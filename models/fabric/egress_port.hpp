@@ -3,7 +3,7 @@
 // time, and the credits it holds per lane for the buffer at the far end (InfiniBand-style
 // lossless flow control; lanes keep low-diameter topologies free of credit deadlock).
 // Laid out by cache line: at scale forwarding is bound by memory latency, so the fields one
-// transmission touches share the first line, and the credit path the second.
+// transmission touches share the first line, and the credit path the second and third.
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -28,7 +28,7 @@ struct alignas(64) EgressPort {
     Time wake_at = Time::never();    // the one pending wake-up event, if any
     RingBuffer<Packet> queue;        // lane 0: the only lane in fat trees
     std::uint64_t queued_bytes = 0;  // over all lanes
-    Time credit_delay;               // a credit's trip back over this port's link
+    Time tail_at = Time::never();    // when the last packet was queued (ties: tie_winner)
     std::uint8_t next_vl = 0;        // round-robin among lanes
     bool unlimited_credits = true;   // lossy mode, or a receiver that always sinks (a host)
     bool waiting_for_credit = false;
@@ -38,15 +38,21 @@ struct alignas(64) EgressPort {
     // Line 2: the credit path (lossless credits only).
     std::array<std::int64_t, kMaxVirtualLanes> credits_bytes{};
     RingBuffer<CreditReturn> returning;  // credits on their way back, in time order
+    Time credit_delay;                   // a credit's trip back over this port's link
     // Written only when a queue grows past it (a statistic: not on every enqueue).
     std::uint64_t max_queue_bytes = 0;
     std::uint64_t buffer_bytes = 0;  // tail-drop limit in lossy mode
     // A packet that would queue past this is dropped: buffer_bytes in lossy mode, no limit in
     // lossless ones, 0 while a fault has the channel down (one comparison either way).
     std::uint64_t drop_above_bytes = ~std::uint64_t{0};
-    std::uint64_t drops = 0;        // tail drops
-    std::uint64_t fault_drops = 0;  // lost to a fault: queued when it went down, or sent to it
+    std::uint64_t drops = 0;  // tail drops
 
+    // Line 4: rarely touched.
+    std::uint64_t fault_drops = 0;  // lost to a fault: queued when it went down, or sent to it
+    // Two packets queued in the same picosecond (Fabric::enqueue): the input that went first at
+    // the last such tie, and the lane of the last packet queued (kept with more than one lane).
+    std::uint32_t tie_winner = 0;
+    std::uint8_t tail_vl = 0;
     std::uint32_t loss_threshold = 0;  // link_lossy: a packet is lost when its draw is below
     std::uint64_t loss_draws = 0;      // draws so far (the seeded stream's position)
     Time paused_since;
@@ -60,5 +66,7 @@ struct alignas(64) EgressPort {
 /// so a fat tree's port is three lines, not six.
 using UpperLanes = std::array<RingBuffer<Packet>, kMaxVirtualLanes - 1>;
 static_assert(sizeof(EgressPort) == 256);
+static_assert(offsetof(EgressPort, tail_at) < 64 && offsetof(EgressPort, down) < 64);
+static_assert(offsetof(EgressPort, credit_delay) / 64 == offsetof(EgressPort, returning) / 64);
 
 }  // namespace clustersim

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "models/fabric/egress_port.hpp"
@@ -168,7 +169,21 @@ class Fabric {
     // draw, or tail drop in lossy mode), counted where it belongs.
     bool refuse(std::uint32_t out, const Packet& p, std::uint32_t wire);
     std::uint64_t tail_drop_limit(std::uint32_t ch) const;
+    // The packet just queued reached the queue in the same picosecond as the one before it:
+    // they go out in turn by input, as a switch's output arbiter takes simultaneous requests,
+    // not in the order their arrival events ran (which favours low-numbered senders).
+    static void break_tie(EgressPort& port, RingBuffer<Packet>& q);
 };
+
+inline void Fabric::break_tie(EgressPort& port, RingBuffer<Packet>& q) {
+    Packet& last = q.back();
+    Packet& prev = q[q.size() - 2];
+    if (last.credit_channel == kNone || prev.credit_channel == kNone) return;  // lossy: no inputs
+    // Inputs in turn after the last winner: (input - winner - 1) wraps to order them.
+    if (last.credit_channel - port.tie_winner - 1 < prev.credit_channel - port.tie_winner - 1)
+        std::swap(prev, last);
+    port.tie_winner = prev.credit_channel;
+}
 
 // The per-packet path, inline: it runs a few times per packet hop.
 
@@ -341,7 +356,14 @@ inline bool Fabric::enqueue(std::uint32_t out, const Packet& p) {
     const std::uint32_t vl = params_.virtual_lanes > 1 && links_[out].fabric_hop
                                  ? std::min<std::uint32_t>(p.fabric_hops, params_.virtual_lanes - 1)
                                  : 0;
-    lane(out, vl).push_back(p);
+    RingBuffer<Packet>& q = lane(out, vl);
+    q.push_back(p);
+    const Time now = sim_.now();
+    if (port.tail_at == now && q.size() >= 2 && (params_.virtual_lanes == 1 || port.tail_vl == vl))
+        [[unlikely]]
+        break_tie(port, q);
+    port.tail_at = now;
+    if (params_.virtual_lanes > 1) port.tail_vl = static_cast<std::uint8_t>(vl);
     port.queued_bytes += wire;
     if (port.queued_bytes > port.max_queue_bytes) [[unlikely]]
         port.max_queue_bytes = port.queued_bytes;
