@@ -124,7 +124,7 @@ TEST_CASE(
     Packet last;
     bool sent_all = false;
     while (t.has_more(late.reply_channel))
-        last = t.take_packet(late.reply_channel, Time::zero(), Time::zero(), sent_all);
+        last = t.take_packet(late.reply_channel, Time::zero(), sent_all);
     CHECK(last.kind == PacketKind::Ack);
     CHECK(last.message == 0);
     CHECK(last.sequence == 2);  // every packet of message 0 is here
@@ -142,7 +142,7 @@ TEST_CASE("a sender numbers its packets and marks the one that carries the last 
     bool last = false;
     while (t.has_more(ch)) {
         CHECK(t.next_wire_bytes(ch) > p.header_bytes);
-        sent.push_back(t.take_packet(ch, Time::zero(), Time::zero(), last));
+        sent.push_back(t.take_packet(ch, Time::zero(), last));
     }
     REQUIRE(sent.size() == 3);
     CHECK(last);
@@ -186,12 +186,12 @@ TEST_CASE(
         // The sender's answer to that NACK: resend from packet 1 (go-back-N), or packet 1 only.
         const std::uint32_t ch = t.enqueue(0);
         bool last = false;
-        for (int i = 0; i < 4; ++i) (void)t.take_packet(ch, Time::zero(), Time::zero(), last);
+        for (int i = 0; i < 4; ++i) (void)t.take_packet(ch, Time::zero(), last);
         bool acked_all = false;
         CHECK(t.on_control(nack_of(1), Time::zero(), acked_all) == ch);
         std::vector<std::uint32_t> resent;
         while (t.has_more(ch)) {
-            const Packet p = t.take_packet(ch, Time::zero(), Time::zero(), last);
+            const Packet p = t.take_packet(ch, Time::zero(), last);
             if (p.kind == PacketKind::Data) resent.push_back(p.sequence);
         }
         CHECK(resent ==
@@ -237,7 +237,7 @@ TEST_CASE(
     RdmaTransport t(f.topology.graph, w, params, nullptr);
     const std::uint32_t ch = t.enqueue(0);
     bool last = false;
-    (void)t.take_packet(ch, Time::zero(), Time::zero(), last);
+    (void)t.take_packet(ch, Time::zero(), last);
     REQUIRE(t.arm_timer(0, Time::zero()));
     Time next;
     // Early: not due yet, it says when.
@@ -274,7 +274,7 @@ TEST_CASE(
     RdmaTransport t(f.topology.graph, w, params, nullptr);
     const std::uint32_t ch = t.enqueue(0);
     bool last = false;
-    (void)t.take_packet(ch, Time::zero(), Time::zero(), last);  // one of eight sent
+    (void)t.take_packet(ch, Time::zero(), last);  // one of eight sent
     REQUIRE(t.arm_timer(0, Time::zero()));
     // Every timeout without progress: the sender resends until the limit, then gives up.
     Time now = Time::zero(), next;

@@ -17,16 +17,15 @@ DagRuntime::DagRuntime(Simulator& sim, const Workload& workload,
                                      workload.computes.size(), workload.joins.size());
     graph_ = workload.sealed() ? &workload.graph : &own_graph_;
     // Tasks pushed straight into a sealed workload's lists would have no slots.
-    if (graph_->slots() !=
-        2 * workload.messages.size() + workload.computes.size() + workload.joins.size())
+    if (graph_->tasks() !=
+        workload.messages.size() + workload.computes.size() + workload.joins.size())
         throw std::logic_error("a sealed workload's tasks changed after it was sealed");
     has_input_message_.assign(workload.messages.size(), false);
     has_input_compute_.assign(workload.computes.size(), false);
-    for (std::uint32_t s = 0; s < graph_->slots(); ++s)
-        for (const TaskRef to : graph_->successors(s)) {
-            if (to.kind == TaskKind::Transfer) has_input_message_[to.index] = true;
-            if (to.kind == TaskKind::Compute) has_input_compute_[to.index] = true;
-        }
+    graph_->for_each_edge([&](const Dependency& d) {
+        if (d.to.kind == TaskKind::Transfer) has_input_message_[d.to.index] = true;
+        if (d.to.kind == TaskKind::Compute) has_input_compute_[d.to.index] = true;
+    });
     joins_.resize(workload.joins.size());
     for (std::size_t j = 0; j < joins_.size(); ++j) joins_[j].remaining = workload.joins[j].count;
     gpus_.resize(gpus);
@@ -89,7 +88,7 @@ bool DagRuntime::activate(TaskRef t) {
                     if (--st.remaining == 0) fire(t.index);
                     break;
                 case JoinKind::Sequence: {
-                    const auto next = graph_->successors(graph_->slot(t, Completion::Done));
+                    const auto next = graph_->successors(t, Completion::Done);
                     if (st.next_successor < next.size()) {
                         const TaskRef n = next[st.next_successor++];
                         sim_.schedule(sim_.now() + spec.delay, n.packed(), kActivate,
@@ -108,13 +107,12 @@ void DagRuntime::fire(std::uint32_t join) {
     const JoinSpec& spec = workload_.joins[join];
     if (spec.comm_sms != 0) move_sms(spec.gpu, spec.comm_sms);
     const Time at = sim_.now() + spec.delay;
-    for (const TaskRef next :
-         graph_->successors(graph_->slot({TaskKind::Join, join}, Completion::Done)))
+    for (const TaskRef next : graph_->successors({TaskKind::Join, join}, Completion::Done))
         sim_.schedule(at, next.packed(), kActivate, process_of(next));
 }
 
 void DagRuntime::complete(TaskRef t, Completion on) {
-    for (const TaskRef next : graph_->successors(graph_->slot(t, on))) {
+    for (const TaskRef next : graph_->successors(t, on)) {
         // Joins and compute queues react at once; a transfer starts through an event, as it
         // would after a join.
         if (next.kind == TaskKind::Transfer)

@@ -26,9 +26,11 @@ class DagRuntime {
     /// `gpu_process`: the logical process each GPU's tasks run in (sim/event.hpp).
     DagRuntime(Simulator& sim, const Workload& workload,
                std::span<const std::uint32_t> gpu_process);
-    /// Bytes per message (two successor slots, input flags) and per dependency (run estimates):
-    /// the graph's, the workload's once sealed (else the runtime's own copy).
-    static constexpr std::uint64_t kBytesPerMessage = 2 * sizeof(std::uint32_t) + 1;
+    /// Bytes per message (its successor row, input flags) and per dependency (run estimates):
+    /// the graph's, the workload's once sealed (else the runtime's own copy). A workload where
+    /// something waits for a message's send (normal-mode MoE, tree all-reduce, triggers) adds a
+    /// second row per message, 4 B more, not counted.
+    static constexpr std::uint64_t kBytesPerMessage = sizeof(std::uint32_t) + 1;
     static constexpr std::uint64_t kBytesPerDependency = sizeof(std::uint32_t);  // packed TaskRef
     static std::uint64_t bytes_per_join() { return sizeof(JoinState) + 2 * sizeof(std::uint32_t); }
 
@@ -46,9 +48,7 @@ class DagRuntime {
     void set_slowdown(std::uint32_t gpu, double factor);
 
     /// Whether anything waits for this completion (no event is needed for one nobody awaits).
-    bool awaited(TaskRef t, Completion on) const {
-        return !graph_->successors(graph_->slot(t, on)).empty();
-    }
+    bool awaited(TaskRef t, Completion on) const { return !graph_->successors(t, on).empty(); }
     std::uint64_t computes_finished() const { return computes_finished_; }
     std::span<const ComputeState> computes() const { return compute_state_; }
     std::vector<ComputeState> take_computes() { return std::move(compute_state_); }

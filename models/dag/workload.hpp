@@ -146,13 +146,7 @@ struct Workload {
             for (const Dependency& d : dependencies) f(d);
             return;
         }
-        for (std::uint32_t s = 0; s < graph.slots(); ++s) {
-            Dependency d = graph.edge_source(s);
-            for (const TaskRef to : graph.successors(s)) {
-                d.to = to;
-                f(d);
-            }
-        }
+        graph.for_each_edge(f);
     }
     /// `message` starts `delay` after every one of `after` has been received.
     void start_after(std::uint32_t message, const std::vector<std::uint32_t>& after, Time delay);

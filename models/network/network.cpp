@@ -123,7 +123,7 @@ void Network::service_port(std::uint32_t ch) {
     bool more = false;
     if (from_sender) {
         bool sent_all = false;
-        p = transport_.take_packet(ch, sim_.now(), tx_end, sent_all);
+        p = transport_.take_packet(ch, sim_.now(), sent_all);
         if (sent_all && dag_.awaited({TaskKind::Transfer, p.message}, Completion::Sent))
             sim_.schedule(tx_end, p.message, kSendDone, sender_process(p.message));
         if (reliable_ && p.kind == PacketKind::Data && transport_.arm_timer(p.message, sim_.now()))
@@ -185,7 +185,7 @@ void Network::start_message(std::uint32_t m) {
     st.started = sim_.now();
     if (spec.bytes == 0 || spec.src == spec.dst) {
         // Nothing crosses the network: done as soon as it starts.
-        st.first_sent = st.last_sent = sim_.now();
+        st.first_sent = sim_.now();
         dag_.complete({TaskKind::Transfer, m}, Completion::Sent);
         finish_message(m);
         return;

@@ -246,7 +246,7 @@ void RdmaTransport::reactivate(std::uint32_t m) {
     sender_of(sender_channel(m)).active.push_back(Turn{m, 0});
 }
 
-Packet RdmaTransport::take_reliable(Sender& nic, std::uint32_t m, Packet p, Time now, Time tx_end,
+Packet RdmaTransport::take_reliable(Sender& nic, std::uint32_t m, Packet p, Time now,
                                     bool& sent_all) {
     const Message& spec = workload_.messages[m];
     MessageState& st = state_[m];
@@ -268,10 +268,7 @@ Packet RdmaTransport::take_reliable(Sender& nic, std::uint32_t m, Packet p, Time
         ++counters_.retransmitted_packets;
     } else {
         o.sent_through = seq + 1;
-        if (o.sent_through == total) {
-            st.last_sent = tx_end;
-            sent_all = true;
-        }
+        if (o.sent_through == total) sent_all = true;
     }
     counters_.payload_sent += p.payload_bytes;
     ++counters_.packets_sent;

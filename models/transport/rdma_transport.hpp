@@ -32,12 +32,13 @@ namespace clustersim {
 struct MessageState {
     Time started = Time::never();     // eligible to send (start time or trigger)
     Time first_sent = Time::never();  // first byte on the wire
-    Time last_sent = Time::never();   // last byte off the sender
     Time finished = Time::never();    // last byte received
 };
 // What a message has sent and received so far lives with its sender's turn and its receiver's
 // slot while it moves (RdmaTransport::bytes_received); a finished message has moved its bytes.
-static_assert(sizeof(MessageState) == 32);
+// When its last byte left the sender is an event for what waits on it (Completion::Sent), not
+// kept: nothing reports it.
+static_assert(sizeof(MessageState) == 24);
 
 struct TransportCounters {
     std::uint64_t payload_sent = 0;       // message bytes put on the wire by senders
@@ -80,7 +81,7 @@ class RdmaTransport {
     /// Wire bytes of the packet the sender at `ch` would send next (0: nothing to send).
     std::uint32_t next_wire_bytes(std::uint32_t ch) const;
     /// Cuts that packet; `sent_all` tells whether it carries its message's last byte.
-    Packet take_packet(std::uint32_t ch, Time now, Time tx_end, bool& sent_all);
+    Packet take_packet(std::uint32_t ch, Time now, bool& sent_all);
     bool has_more(std::uint32_t ch) const {
         return !sender_of(ch).active.empty() || !sender_of(ch).control.empty();
     }
@@ -179,8 +180,7 @@ class RdmaTransport {
     std::uint32_t reply(std::uint32_t m, PacketKind kind, std::uint32_t sequence);
     void reactivate(std::uint32_t m);
     void accept(Receiver& r, const Packet& p);
-    Packet take_reliable(Sender& nic, std::uint32_t m, Packet p, Time now, Time tx_end,
-                         bool& sent_all);
+    Packet take_reliable(Sender& nic, std::uint32_t m, Packet p, Time now, bool& sent_all);
     const Sender& sender_of(std::uint32_t ch) const { return senders_[ch - first_channel_]; }
     Sender& sender_of(std::uint32_t ch) { return senders_[ch - first_channel_]; }
     std::uint32_t packets_of(std::uint32_t m) const;
@@ -264,7 +264,7 @@ inline std::uint32_t RdmaTransport::next_wire_bytes(std::uint32_t ch) const {
            params_.header_bytes;
 }
 
-inline Packet RdmaTransport::take_packet(std::uint32_t ch, Time now, Time tx_end, bool& sent_all) {
+inline Packet RdmaTransport::take_packet(std::uint32_t ch, Time now, bool& sent_all) {
     Sender& nic = sender_of(ch);
     sent_all = false;
     if (!nic.control.empty()) return nic.control.pop_front();
@@ -285,7 +285,7 @@ inline Packet RdmaTransport::take_packet(std::uint32_t ch, Time now, Time tx_end
     p.sequence = turn.cut;
     if (workload_.sent_via_nic(m)) p.flags |= Packet::kViaNic;
     if (!outgoing_.empty()) {
-        p = take_reliable(nic, m, p, now, tx_end, sent_all);
+        p = take_reliable(nic, m, p, now, sent_all);
         if (!paced_.empty()) pace(m, p, now);
         return p;
     }
@@ -296,7 +296,6 @@ inline Packet RdmaTransport::take_packet(std::uint32_t ch, Time now, Time tx_end
     ++counters_.packets_sent;
     sent_all = offset + payload == spec.bytes;
     if (sent_all) {
-        st.last_sent = tx_end;
         // The following message moves into this index: it is next in turn.
         nic.active.erase(nic.active.begin() + static_cast<std::ptrdiff_t>(nic.next));
     } else {
