@@ -88,7 +88,7 @@ TEST_CASE("every number a run reports is a key a sweep's objective may name", "[
         const auto dir = temp_dir("result-keys");
         write_text(dir / "s.yaml", yaml);
         const Scenario s = load_scenario((dir / "s.yaml").string(), {});
-        const PreparedRun p = prepare_run(s);
+        PreparedRun p = prepare_run(s);
         const RunOutcome o = execute_run(s, p, false);
         REQUIRE(o.result.status == SimulationResult::Status::Completed);
         std::vector<std::string> paths;

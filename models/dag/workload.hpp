@@ -132,13 +132,23 @@ struct Workload {
     /// task lists' growth slack; nothing is added after. Done once the workload is validated,
     /// so that a run does not hold the list beside the graph.
     void seal();
-    bool sealed() const { return !graph.empty(); }
+    bool sealed() const { return !graph.empty() || released_edges_ != kNotReleased; }
+    /// After the run nothing reads the graph: frees it, so that what is built from the results
+    /// does not hold it beside them (the workload stays sealed; a run of it is refused).
+    void release_graph() {
+        if (!sealed() || released_edges_ != kNotReleased) return;
+        released_edges_ = graph.edges();
+        graph = DependencyGraph{};
+    }
     /// Tasks and dependencies are added only before the workload is sealed (its graph's slots
     /// are counted then).
     void require_open() const {
         if (sealed()) throw std::logic_error("a task or dependency added to a sealed workload");
     }
-    std::size_t dependency_count() const { return sealed() ? graph.edges() : dependencies.size(); }
+    std::size_t dependency_count() const {
+        if (released_edges_ != kNotReleased) return released_edges_;
+        return sealed() ? graph.edges() : dependencies.size();
+    }
     /// f(dependency) for each, from the list or, once sealed, from the graph.
     template <class F>
     void for_each_dependency(F&& f) const {
@@ -159,8 +169,10 @@ struct Workload {
     std::string validate(std::uint32_t endpoints) const;
 
   private:
-    std::vector<Time> starts_;           // per message, or empty: none starts by itself
-    std::vector<std::uint64_t> labels_;  // per message, or empty: each is its index
+    static constexpr std::size_t kNotReleased = ~std::size_t{0};
+    std::size_t released_edges_ = kNotReleased;  // the graph's edges, once released
+    std::vector<Time> starts_;                   // per message, or empty: none starts by itself
+    std::vector<std::uint64_t> labels_;          // per message, or empty: each is its index
 };
 
 }  // namespace clustersim

@@ -33,8 +33,9 @@ struct RunOutcome {
     Json results;  // the results.json document
 };
 
-/// Simulates a prepared run; `progress` prints a progress line on stderr for long runs.
-RunOutcome execute_run(const Scenario& s, const PreparedRun& p, bool progress);
+/// Simulates a prepared run, once (its workload's dependency graph is freed after it); `progress`
+/// prints a progress line on stderr for long runs.
+RunOutcome execute_run(const Scenario& s, PreparedRun& p, bool progress);
 
 /// The files a run writes under --out, in the order written (results.json last, so a folder
 /// with results.json holds a whole run).
