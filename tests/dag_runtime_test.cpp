@@ -194,6 +194,20 @@ TEST_CASE(
     CHECK(b.computes[c[3]].activated == Time::never());
     CHECK(b.result.messages[m].finished == a.result.messages[m].finished);
 
+    // Once run, the graph can go: the workload stays sealed and counts its dependencies, and a
+    // second run of it is refused rather than run without them.
+    sealed.release_graph();
+    CHECK(sealed.graph.empty());
+    CHECK(sealed.sealed());
+    CHECK(sealed.dependency_count() == w.dependencies.size());
+    CHECK_THROWS_AS(sealed.add_compute(ComputeSpec{0, Time::from_us(1), Time::zero(), 9}),
+                    std::logic_error);
+    CHECK_THROWS_AS(run_dag(sealed), std::logic_error);
+    // A "sent" dependency of a task that is not a message is refused too.
+    const std::vector<Dependency> not_sent = {
+        {{TaskKind::Compute, 0}, Completion::Sent, {TaskKind::Join, 0}}};
+    CHECK_THROWS_AS(DependencyGraph(not_sent, 0, 1, 1), std::invalid_argument);
+
     // A dependency on a task that does not exist is refused when the graph is built.
     const std::vector<Dependency> dangling = {
         {{TaskKind::Compute, 0}, Completion::Done, {TaskKind::Join, 5}}};
