@@ -16,6 +16,8 @@ DagRuntime::DagRuntime(Simulator& sim, const Workload& workload,
         own_graph_ = DependencyGraph(workload.dependencies, workload.messages.size(),
                                      workload.computes.size(), workload.joins.size());
     graph_ = workload.sealed() ? &workload.graph : &own_graph_;
+    if (workload.sealed() && workload.graph.empty() && workload.dependency_count() > 0)
+        throw std::logic_error("a workload run again after its graph was released");
     // Tasks pushed straight into a sealed workload's lists would have no slots.
     if (graph_->tasks() !=
         workload.messages.size() + workload.computes.size() + workload.joins.size())

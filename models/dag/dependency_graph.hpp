@@ -38,7 +38,7 @@ struct Dependency {
     TaskRef to;
 };
 
-/// One slot's successors: packed TaskRefs, read as TaskRefs.
+/// One row's successors: packed TaskRefs, read as TaskRefs.
 class Successors {
   public:
     explicit Successors(std::span<const std::uint32_t> packed) : packed_(packed) {}
