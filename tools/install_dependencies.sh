@@ -6,6 +6,7 @@ packages=(build-essential cmake ninja-build libboost-graph-dev libyaml-cpp-dev
           libfmt-dev libcli11-dev catch2 nlohmann-json3-dev python3
           clang libclang-rt-14-dev   # clang + its runtime: the libFuzzer targets (tools/fuzz.sh)
           libopenmpi-dev openmpi-bin   # sweeps over MPI ranks (CLUSTERSIM_MPI)
+          libmetis-dev                 # partitions of the network for the windowed engine
           python3-matplotlib           # report.html (tools/report.py)
           chromium)                    # the report test opens report.html headless
 missing=()

@@ -1,0 +1,43 @@
+#pragma once
+// Logical processes grouped into partitions, the units a windowed run hands to threads: a
+// partition's events run in time order on one thread, and between partitions only events
+// cross, each due at least `lookahead` after the event that sent it, so every partition can
+// run a window of that length without waiting for the others (conservative synchronisation,
+// as in SST-core and ns-3's MPI simulator). The grouping follows from the model alone, never
+// from the thread count, so that every thread count gives one result; METIS cuts the graph of
+// processes (weighted by the channels each transmits on) where the fewest channels cross.
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "models/dag/task_processes.hpp"
+#include "models/network/logical_processes.hpp"
+#include "models/network/port_graph.hpp"
+
+namespace clustersim {
+
+struct Partitions {
+    std::uint32_t count = 1;
+    std::vector<std::uint32_t> of_process;  // per logical process, the observer's last
+    Time lookahead = Time::never();         // the shortest delay of a cut channel
+    std::vector<bool> cut;                  // per channel: its ends in two partitions
+    std::uint64_t cut_channels = 0;
+    std::string single_reason;          // why the run is one partition (empty when it is not)
+    std::vector<std::uint64_t> weight;  // per partition: channels its processes transmit on
+
+    bool is_cut(std::uint32_t channel) const { return !cut.empty() && cut[channel]; }
+};
+
+/// Partitions a fabric should be cut into: about one per `kProcessesPerPartition` processes,
+/// at most `kMaxPartitions` (enough for a few dozen threads at several partitions each).
+inline constexpr std::uint32_t kProcessesPerPartition = 8;
+inline constexpr std::uint32_t kMaxPartitions = 64;
+
+/// Groups the processes of `lp` into partitions. `ties` are pairs a dependency joins with no
+/// delay (they stay together); `shared_reason`, when not empty, says why the model reads state
+/// across processes with no delay (HPCC's hop records, UGAL-G's remote queues): one partition.
+Partitions partition_processes(const PortGraph& graph, const LogicalProcesses& lp,
+                               std::span<const ProcessTie> ties, const std::string& shared_reason);
+
+}  // namespace clustersim
