@@ -9,8 +9,11 @@
 namespace clustersim {
 
 DagRuntime::DagRuntime(Simulator& sim, const Workload& workload,
-                       std::span<const std::uint32_t> gpu_process)
-    : sim_(sim), gpu_process_(gpu_process), workload_(workload) {
+                       std::span<const std::uint32_t> gpu_process,
+                       std::span<const std::uint32_t> join_process)
+    : sim_(sim), gpu_process_(gpu_process), join_process_(join_process), workload_(workload) {
+    if (join_process.size() != workload.joins.size())
+        throw std::invalid_argument("a process per join");
     const auto gpus = static_cast<std::uint32_t>(gpu_process.size());
     if (!workload.sealed())
         own_graph_ = DependencyGraph(workload.dependencies, workload.messages.size(),
@@ -40,10 +43,8 @@ std::uint32_t DagRuntime::process_of(TaskRef t) const {
             return gpu_process_[workload_.messages[t.index].src];
         case TaskKind::Compute:
             return gpu_process_[workload_.computes[t.index].gpu];
-        case TaskKind::Join: {
-            const std::uint32_t gpu = workload_.joins[t.index].gpu;
-            return gpu == kNone ? sim_.observer_process() : gpu_process_[gpu];
-        }
+        case TaskKind::Join:
+            return join_process_[t.index];
     }
     return sim_.observer_process();
 }

@@ -23,9 +23,10 @@ struct ComputeState {
 
 class DagRuntime {
   public:
-    /// `gpu_process`: the logical process each GPU's tasks run in (sim/event.hpp).
-    DagRuntime(Simulator& sim, const Workload& workload,
-               std::span<const std::uint32_t> gpu_process);
+    /// `gpu_process`: the logical process each GPU's tasks run in (sim/event.hpp);
+    /// `join_process`: each join's (models/dag/task_processes.hpp).
+    DagRuntime(Simulator& sim, const Workload& workload, std::span<const std::uint32_t> gpu_process,
+               std::span<const std::uint32_t> join_process);
     /// Bytes per message (its successor row, input flags) and per dependency (run estimates):
     /// the graph's, the workload's once sealed (else the runtime's own copy). A workload where
     /// something waits for a message's send (normal-mode MoE, tree all-reduce, triggers) adds a
@@ -69,8 +70,8 @@ class DagRuntime {
         std::int32_t comm_sms = 0;              // SMs held by communication kernels
         std::int64_t slowdown_permille = 1000;  // a fault's slowdown x 1000 (0: hung)
     };
-    /// The process that handles a task's activation: its GPU's (a transfer's sender's;
-    /// a join without a GPU runs in the observer, which a parallel engine must hold at a barrier).
+    /// The process that handles a task's activation: its GPU's (a transfer's sender's; a
+    /// join's where its inputs complete).
     std::uint32_t process_of(TaskRef t) const;
     void fire(std::uint32_t join);
     void run_next(std::uint32_t gpu);
@@ -81,6 +82,7 @@ class DagRuntime {
 
     Simulator& sim_;
     std::span<const std::uint32_t> gpu_process_;
+    std::span<const std::uint32_t> join_process_;
     const Workload& workload_;
     DependencyGraph own_graph_;     // the workload's list in rows, when it is not sealed
     const DependencyGraph* graph_;  // the workload's graph, or own_graph_

@@ -88,11 +88,18 @@ void Fabric::discard(const Packet& p, std::uint32_t wire) {
         pfc_release(p.credit_channel, wire);
         return;
     }
-    EgressPort& up = ports_[p.credit_channel];
-    if (up.unlimited_credits) return;
-    const Time at = sim_.now() + up.credit_delay;
-    up.returning.push_back(CreditReturn{at, wire, p.credit_vl});
-    if (up.waiting_for_credit) arm(p.credit_channel, at);
+    if (ports_[p.credit_channel].unlimited_credits) return;
+    return_credit(p.credit_channel, wire, p.credit_vl);
+}
+
+void Fabric::hand_over_credits() {
+    // In the order returned: per channel that is time order (one switch returns them all).
+    for (const HandedCredit& h : handed_) {
+        EgressPort& up = ports_[h.channel];
+        up.returning.push_back(h.credit);
+        if (up.waiting_for_credit) arm(h.channel, h.credit.at);
+    }
+    handed_.clear();
 }
 
 std::uint64_t Fabric::tail_drop_limit(std::uint32_t ch) const {

@@ -66,12 +66,14 @@ class Fabric {
     bool is_endpoint_channel(std::uint32_t ch) const { return ch >= first_endpoint_channel_; }
     bool idle(std::uint32_t ch) const { return ports_[ch].wake_at == Time::never(); }
 
-    /// Wakes the port at `at` unless it already wakes earlier.
+    /// Wakes the port at `at` unless it already wakes earlier. The wake-up is ordered by the
+    /// port, not by what asked for it (a credit returned, a transmission ended), so that a credit
+    /// handed over at a window's end wakes it in the same place as one returned within it.
     void arm(std::uint32_t ch, Time at) {
         EgressPort& p = ports_[ch];
         if (at < p.wake_at) {
             p.wake_at = at;
-            sim_.schedule(at, ch, kPortWake, transmitter_[ch]);
+            sim_.schedule_own(at, ch, kPortWake, transmitter_[ch]);
         }
     }
     /// A wake-up event arrived: true if it is the one the port wants (else it is stale).
@@ -103,6 +105,14 @@ class Fabric {
     /// Puts a packet whose transmission ends at `tx_end` on the link; credits the buffer it
     /// leaves back upstream.
     void launch(std::uint32_t ch, Packet p, std::uint32_t wire, std::uint32_t vl, Time tx_end);
+    /// Windows (sim/simulator.hpp): channels whose two ends are in different partitions. A
+    /// credit returned over one is handed over when the window ends (hand_over_credits), not
+    /// written into the upstream port while its partition may be running: it is due a link's
+    /// delay later, at or after the window's end, so the port sees it in time either way.
+    void set_cut(std::vector<bool> cut) { cut_ = std::move(cut); }
+    /// The window is over: credits returned over cut channels reach their ports, and a port
+    /// waiting for credit is woken when the first of them arrives.
+    void hand_over_credits();
     /// Hints for the event loop (Network::prefetch): the lines an arrival or a wake-up reads.
     void prefetch_arrival(std::uint32_t slot) const {
         const auto* f = reinterpret_cast<const char*>(&flying_[slot]);
@@ -163,6 +173,14 @@ class Fabric {
     std::vector<SharedBuffer> shared_;  // per switch (PFC mode only)
     std::int64_t resume_gap_ = 0;       // XON this far below the XOFF threshold
     void pfc_release(std::uint32_t in, std::uint32_t wire);
+    // The buffer space of a packet leaving the switch fed by channel `up` is credited back.
+    void return_credit(std::uint32_t up, std::uint32_t wire, std::uint8_t vl);
+    struct HandedCredit {
+        std::uint32_t channel;
+        CreditReturn credit;
+    };
+    std::vector<bool> cut_;             // per channel, or empty: one partition
+    std::vector<HandedCredit> handed_;  // returned over cut channels in this window
     // A packet that will not leave this switch: its buffer space is released upstream.
     void discard(const Packet& p, std::uint32_t wire);
     // Past drop_above_bytes: whether the packet is dropped (the channel down, a lossy cable's
@@ -274,11 +292,7 @@ inline void Fabric::launch(std::uint32_t ch, Packet p, std::uint32_t wire, std::
         if (!pfc_.empty() && pfc_[p.credit_channel].sw != kNone) {
             pfc_release(p.credit_channel, wire);  // leaves a shared buffer
         } else {
-            // The packet leaves this switch's buffer: its space is credited back upstream.
-            EgressPort& up = ports_[p.credit_channel];
-            const Time at = sim_.now() + up.credit_delay;
-            up.returning.push_back(CreditReturn{at, wire, p.credit_vl});
-            if (up.waiting_for_credit) arm(p.credit_channel, at);
+            return_credit(p.credit_channel, wire, p.credit_vl);
         }
     }
     const EgressPort& port = ports_[ch];
@@ -368,6 +382,17 @@ inline bool Fabric::enqueue(std::uint32_t out, const Packet& p) {
     if (port.queued_bytes > port.max_queue_bytes) [[unlikely]]
         port.max_queue_bytes = port.queued_bytes;
     return true;
+}
+
+inline void Fabric::return_credit(std::uint32_t up_channel, std::uint32_t wire, std::uint8_t vl) {
+    EgressPort& up = ports_[up_channel];
+    const Time at = sim_.now() + up.credit_delay;
+    if (!cut_.empty() && cut_[up_channel]) [[unlikely]] {
+        handed_.push_back({up_channel, CreditReturn{at, wire, vl}});
+        return;
+    }
+    up.returning.push_back(CreditReturn{at, wire, vl});
+    if (up.waiting_for_credit) arm(up_channel, at);
 }
 
 inline void Fabric::pfc_release(std::uint32_t ch, std::uint32_t wire) {

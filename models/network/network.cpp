@@ -1,26 +1,62 @@
 #include "models/network/network.hpp"
 
+#include <algorithm>
 #include <stdexcept>
+#include <string>
+
+#include "models/routing/routing_policy.hpp"
 
 namespace clustersim {
 
+namespace {
+
+// The shortest delay of a channel between two processes: a dependency this long or longer
+// between two processes lets them run apart.
+Time shortest_crossing(const PortGraph& graph, const LogicalProcesses& lp) {
+    Time shortest = Time::never();
+    for (const Channel& c : graph.channels())
+        if (lp.of(c.from) != lp.of(c.to)) shortest = std::min(shortest, c.propagation);
+    return shortest;
+}
+
+// Why the model reads state across processes with no delay, if it does: then the run is one
+// partition.
+std::string shared_state(const NetworkParams& params) {
+    if (params.cc_traits().int_telemetry)
+        return "HPCC's hop records are written into the sender's state by every switch";
+    if (routing_policies()[params.routing.policy].name == "ugal" &&
+        params.routing.knobs.get<UgalKnobs>().global)
+        return "UGAL-G reads the queues along the whole path";
+    return "";
+}
+
+}  // namespace
+
 Network::Network(Simulator& sim, const PortGraph& graph, const ForwardingTables& routes,
                  const Workload& workload, const NetworkParams& params, const NodeLayout* layout,
-                 const FaultPlan* faults)
+                 const FaultPlan* faults, bool partition)
     : sim_(sim),
       graph_(graph),
       workload_(workload),
       params_(params),
       processes_(logical_processes(graph, layout)),
+      tasks_(task_processes(workload, processes_.of_endpoint, processes_.count,
+                            shortest_crossing(graph, processes_))),
+      partitions_(
+          partition_processes(graph, processes_, tasks_.ties,
+                              partition ? shared_state(params) : "one partition asked for")),
       fabric_(sim, graph, params, layout, processes_),
       forwarding_(graph, routes, params, layout, fabric_.ports()),
       transport_(graph, workload, params, layout),
-      dag_(sim, workload, processes_.of_endpoint),
+      dag_(sim, workload, processes_.of_endpoint, tasks_.of_join),
       reliable_(params.reliable()),
       paced_(params.paced()),
       series_(graph, layout),
       faults_(faults && !faults->actions.empty() ? faults : nullptr) {
     sim.set_processes(processes_.count);
+    sim.set_partitions(partitions_.of_process, partitions_.count, partitions_.lookahead);
+    fabric_.set_cut(partitions_.cut);
+    tasks_.ties = {};  // read once, by the partitioning
     if (faults_) {
         channel_fault_.assign(graph.channel_count(), kNone);
         fault_outcomes_.resize(faults_->faults);
@@ -38,7 +74,9 @@ Network::Network(Simulator& sim, const PortGraph& graph, const ForwardingTables&
 }
 
 void Network::handle(const Event& e) {
-    if (e.kind != kSample && e.kind != kTierSample) last_activity_ = e.time;
+    // Within a window partitions run one after another, so times are not met in order.
+    if (e.kind != kSample && e.kind != kTierSample && e.time > last_activity_)
+        last_activity_ = e.time;
     switch (e.kind) {
         case kLinkArrival:
             on_link_arrival(e.target);

@@ -18,6 +18,7 @@
 #include "models/network/logical_processes.hpp"
 #include "models/network/network_params.hpp"
 #include "models/network/node_layout.hpp"
+#include "models/network/partitions.hpp"
 #include "models/network/port_graph.hpp"
 #include "models/network/tier_series.hpp"
 #include "models/transport/rdma_transport.hpp"
@@ -55,10 +56,14 @@ struct NetworkCounters {
 class Network {
   public:
     /// `layout` (may be null: bare NICs) says how GPUs, hubs, scale-up switches and NICs sit in
-    /// nodes; `routes` covers the fabric switches, which come first in `graph`.
+    /// nodes; `routes` covers the fabric switches, which come first in `graph`. `partition`:
+    /// cut the processes into partitions run in windows (models/network/partitions.hpp), or
+    /// not (one partition: the plain loop, for comparisons; the same results but stale
+    /// wake-ups, which can differ in count).
     Network(Simulator& sim, const PortGraph& graph, const ForwardingTables& routes,
             const Workload& workload, const NetworkParams& params,
-            const NodeLayout* layout = nullptr, const FaultPlan* faults = nullptr);
+            const NodeLayout* layout = nullptr, const FaultPlan* faults = nullptr,
+            bool partition = true);
 
     /// Schedules every task that has a start time (and the first queue sample).
     void start() {
@@ -86,6 +91,14 @@ class Network {
     void handle(const Event& e);
     /// Starts loading what the event will read first (the packet a link delivers, the port a
     /// wake-up serves); a hint, no state changes.
+    /// A window of the partitioned run is over (sim/simulator.hpp): credits returned over cut
+    /// channels reach their ports; the packets alive are counted.
+    void end_window() {
+        fabric_.hand_over_credits();
+        if (packets_live_ > window_peak_) window_peak_ = packets_live_;
+        if (reliable_ && packets_live_ == 0 && all_finished()) sim_.request_stop();
+    }
+    const Partitions& partitions() const { return partitions_; }
     void prefetch(const Event& e) const {
         if (e.kind == kLinkArrival)
             fabric_.prefetch_arrival(e.target);
@@ -108,7 +121,11 @@ class Network {
     std::span<const EgressPort> ports() const { return fabric_.ports(); }
     const PortGraph& graph() const { return graph_; }
     std::size_t packets_in_flight() const { return packets_live_; }
-    std::size_t peak_packets() const { return packets_peak_; }
+    /// Packets alive at once, at most: over every event in one partition; at the ends of
+    /// windows when there are more (within a window partitions run one after another).
+    std::size_t peak_packets() const {
+        return partitions_.count > 1 ? window_peak_ : packets_peak_;
+    }
     PathSpread path_spread() const { return forwarding_.path_spread(); }
 
   private:
@@ -130,11 +147,13 @@ class Network {
     const Workload& workload_;
     NetworkParams params_;
     LogicalProcesses processes_;
+    TaskProcesses tasks_;    // where each join runs; which processes dependencies tie
+    Partitions partitions_;  // the processes' grouping for windows
     Fabric fabric_;
     Forwarding forwarding_;
     RdmaTransport transport_;
     DagRuntime dag_;
-    std::size_t packets_live_ = 0, packets_peak_ = 0;
+    std::size_t packets_live_ = 0, packets_peak_ = 0, window_peak_ = 0;
     std::uint64_t messages_finished_ = 0;
     bool reliable_ = false;  // ACKs, NACKs and retransmission timers run
     bool paced_ = false;     // congestion control paces the senders

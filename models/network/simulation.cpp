@@ -21,7 +21,8 @@ SimulationResult simulate(const PortGraph& graph, const ForwardingTables& routes
                           const Workload& workload, const NetworkParams& params,
                           const SimulationOptions& options, const NodeLayout* layout) {
     Simulator sim;
-    Network net(sim, graph, routes, workload, params, layout, options.faults);
+    Network net(sim, graph, routes, workload, params, layout, options.faults,
+                !options.one_partition);
     net.start();
 
     using Clock = std::chrono::steady_clock;
@@ -100,6 +101,10 @@ SimulationResult simulate(const PortGraph& graph, const ForwardingTables& routes
     r.payload_in_flight = r.counters.payload_sent - r.counters.payload_delivered -
                           r.counters.payload_dropped - r.counters.payload_redundant;
     r.peak_packets = net.peak_packets();
+    r.partitions = net.partitions().count;
+    r.lookahead = net.partitions().lookahead;
+    r.cut_channels = net.partitions().cut_channels;
+    r.single_partition_reason = net.partitions().single_reason;
     r.path_spread = net.path_spread();
     r.faults = net.fault_outcomes();
     if (r.status != SimulationResult::Status::Completed) {

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "models/forwarding/forwarding_tables.hpp"
@@ -18,6 +19,8 @@ struct SimulationOptions {
     std::uint64_t expected_events = 0;  // what the run was estimated at (0: not known)
     bool fingerprint = false;           // fold every event into SimulationResult::fingerprint
     const FaultPlan* faults = nullptr;  // faults: what breaks, and when
+    // One partition, no windows (Network's `partition`): for comparisons with the windowed run.
+    bool one_partition = false;
 };
 
 struct ChannelUsage {
@@ -57,6 +60,11 @@ struct SimulationResult {
     Time pfc_paused_max;  // the port paused longest
     std::uint64_t payload_in_flight = 0;
     std::size_t peak_packets = 0;  // packets alive at once, at most
+    // How the run was cut for windows (models/network/partitions.hpp).
+    std::uint32_t partitions = 1;
+    Time lookahead = Time::never();
+    std::uint64_t cut_channels = 0;
+    std::string single_partition_reason;
     PathSpread path_spread;
     std::vector<FaultOutcome> faults;  // per fault of SimulationOptions::faults
 };

@@ -214,6 +214,13 @@ Json run_results_json(const Scenario& s, const Topology& t, const Topology& simu
     sim["packets"] = r.counters.packets_sent;
     sim["packet_hops"] = r.counters.packet_hops;
     sim["peak_packets_in_memory"] = r.peak_packets;
+    // How the run is cut for windows (docs/architecture.md, "Windows"): the same for any
+    // thread count; one partition says why.
+    sim["partitions"] = r.partitions;
+    sim["lookahead_ns"] = r.partitions > 1 ? Json(r.lookahead.ns()) : Json(nullptr);
+    sim["cut_channels"] = r.cut_channels;
+    if (!r.single_partition_reason.empty())
+        sim["single_partition_reason"] = r.single_partition_reason;
     if (r.fingerprint) sim["event_fingerprint"] = fmt::format("{:016x}", *r.fingerprint);
     sim["sim_time_us"] = r.end_time.us();
     sim["wall_s"] = r.wall_s;

@@ -1,0 +1,235 @@
+#include <catch2/catch.hpp>
+#include <stdexcept>
+
+#include "models/fabric/fabric.hpp"
+#include "sim/simulator.hpp"
+#include "support.hpp"
+
+using namespace clustersim;
+using namespace clustersim::test;
+
+namespace {
+
+// Processes 0 and 1 in partition 0, 2 and 3 in partition 1, the observer (4) apart; 100 ps of
+// lookahead. Kind 1 bounces to process (p + 2) % 4 -- the other partition -- 100 ps later,
+// `hops` times; kind 2 (the observer's) records the time; kind 3 asks for a stop.
+struct Bouncer {
+    Simulator* sim;
+    std::vector<std::tuple<std::int64_t, std::uint32_t, std::uint32_t>>
+        seen;  // time, process, target
+    std::uint32_t windows = 0;
+    std::uint32_t hops = 6;
+    void handle(const Event& e) {
+        seen.emplace_back(e.time.ps(), sim->current_process(), e.target);
+        if (e.kind == 1 && e.target < hops)
+            sim->schedule(e.time + Time::from_ps(100), e.target + 1, 1, (e.process + 2) % 4);
+        if (e.kind == 3) sim->request_stop();
+    }
+    void end_window() { ++windows; }
+};
+
+std::vector<std::uint32_t> two_partitions() {
+    return {0, 0, 1, 1, 2};
+}
+
+}  // namespace
+
+TEST_CASE(
+    "windows run every partition's events in time order per process, with the plain "
+    "loop's order and digest",
+    "[sim][windows]") {
+    auto run = [](bool windowed, std::uint64_t& fingerprint) {
+        Simulator sim;
+        sim.set_processes(4);
+        if (windowed) sim.set_partitions(two_partitions(), 2, Time::from_ps(100));
+        Bouncer b{&sim, {}};
+        sim.schedule(Time::from_ps(0), 0, 1, 0);
+        sim.schedule(Time::from_ps(30), 10, 1, 1);   // target >= hops: no bounce
+        sim.schedule(Time::from_ps(130), 20, 1, 3);  // partition 1, inside the second window
+        sim.schedule(Time::from_ps(250), 99, 2, 4);  // the observer
+        CHECK(sim.run_fingerprinted(b, Time::never(), [](const Simulator&) {}) ==
+              StopReason::QueueEmpty);
+        fingerprint = sim.fingerprint();
+        CHECK(sim.now() == Time::from_ps(600));  // the last event's time, not a partition's
+        return b;
+    };
+    std::uint64_t plain = 0, windowed = 0;
+    const Bouncer a = run(false, plain);
+    const Bouncer w = run(true, windowed);
+    CHECK(plain == windowed);
+    // Per process the same events in the same order.
+    for (std::uint32_t p = 0; p <= 4; ++p) {
+        std::vector<std::tuple<std::int64_t, std::uint32_t, std::uint32_t>> x, y;
+        for (const auto& s : a.seen)
+            if (std::get<1>(s) == p) x.push_back(s);
+        for (const auto& s : w.seen)
+            if (std::get<1>(s) == p) y.push_back(s);
+        CHECK(x == y);
+    }
+    // Within a window partition 0 runs before partition 1: time 30 (partition 0) is handled
+    // after 0 and before 100 (partition 1), and 130 (partition 1) after 100 -- a window is
+    // [first pending, +100 ps). The observer's 250 comes between 200 and 300.
+    std::vector<std::int64_t> times;
+    for (const auto& s : w.seen) times.push_back(std::get<0>(s));
+    CHECK(times == std::vector<std::int64_t>{0, 30, 100, 130, 200, 250, 300, 400, 500, 600});
+    CHECK(w.windows >= 6);
+}
+
+TEST_CASE(
+    "the observer runs after every partition's events at its time, and a stop asked inside a "
+    "window takes effect at its end",
+    "[sim][windows]") {
+    Simulator sim;
+    sim.set_processes(4);
+    sim.set_partitions(two_partitions(), 2, Time::from_ps(100));
+    Bouncer b{&sim, {}};
+    b.hops = 0;
+    sim.schedule(Time::from_ps(50), 7, 2, 4);   // the observer at 50
+    sim.schedule(Time::from_ps(50), 1, 0, 3);   // partition 1 at 50: before the observer
+    sim.schedule(Time::from_ps(10), 2, 3, 0);   // partition 0 at 10: asks for a stop
+    sim.schedule(Time::from_ps(40), 3, 0, 2);   // partition 1 at 40: in the same window, runs
+    sim.schedule(Time::from_ps(150), 4, 0, 2);  // a later window: never runs
+    CHECK(sim.run(b) == StopReason::Requested);
+    std::vector<std::uint32_t> targets;
+    for (const auto& s : b.seen) targets.push_back(std::get<2>(s));
+    // The window ends at the observer's time (50, inclusive); the stop holds the observer too.
+    CHECK(targets == std::vector<std::uint32_t>{2, 3, 1});
+}
+
+TEST_CASE("a window stops at the time limit", "[sim][windows]") {
+    Simulator sim;
+    sim.set_processes(4);
+    sim.set_partitions(two_partitions(), 2, Time::from_ps(100));
+    Bouncer b{&sim, {}};
+    sim.schedule(Time::from_ps(0), 0, 1, 0);
+    CHECK(sim.run(b, Time::from_ps(250)) == StopReason::TimeLimit);
+    CHECK(b.seen.size() == 3);  // 0, 100, 200
+    CHECK(sim.now() == Time::from_ps(250));
+    CHECK(sim.run(b) == StopReason::QueueEmpty);
+    CHECK(b.seen.size() == 7);
+}
+
+TEST_CASE("partitions are set before anything is scheduled, the observer apart", "[sim][windows]") {
+    Simulator sim;
+    sim.set_processes(4);
+    CHECK_THROWS_AS(sim.set_partitions(std::vector<std::uint32_t>{0, 0, 1, 1}, 2, Time::from_ps(1)),
+                    std::invalid_argument);
+    CHECK_THROWS_AS(
+        sim.set_partitions(std::vector<std::uint32_t>{0, 0, 1, 1, 1}, 2, Time::from_ps(1)),
+        std::invalid_argument);
+    CHECK_THROWS_AS(sim.set_partitions(two_partitions(), 2, Time{}), std::invalid_argument);
+    sim.schedule(Time::from_ps(1), 0, 0, 0);
+    CHECK_THROWS_AS(sim.set_partitions(two_partitions(), 2, Time::from_ps(1)), std::logic_error);
+}
+
+#ifndef NDEBUG
+TEST_CASE("debug builds refuse an event for another partition inside the window",
+          "[sim][windows]") {
+    struct TooSoon {
+        Simulator* sim;
+        void handle(const Event& e) {
+            if (e.kind == 1) sim->schedule(e.time + Time::from_ps(99), 0, 0, 2);
+        }
+    };
+    Simulator sim;
+    sim.set_processes(4);
+    sim.set_partitions(two_partitions(), 2, Time::from_ps(100));
+    TooSoon t{&sim};
+    sim.schedule(Time::from_ps(0), 0, 1, 0);
+    CHECK_THROWS_AS(sim.run(t), std::logic_error);
+}
+#endif
+
+namespace {
+
+// Every endpoint sends to every other (16 KiB) on a fabric small enough to test and large
+// enough to cut; returns each message's finish time.
+std::vector<Time> finish_times(const TestFabric& f, const NetworkParams& p, bool one,
+                               std::uint32_t& partitions) {
+    Workload w;
+    const std::uint32_t n = f.topology.graph.endpoint_count();
+    for (std::uint32_t s = 0; s < n; ++s)
+        for (std::uint32_t d = 0; d < n; ++d)
+            if (s != d) w.add_message({s, d, 32 * 1024, Time{}});
+    SimulationOptions o;
+    o.one_partition = one;
+    const SimulationResult r = simulate(f.topology.graph, f.routes, w, p, o);
+    REQUIRE(r.status == SimulationResult::Status::Completed);
+    partitions = r.partitions;
+    std::vector<Time> out;
+    for (const MessageState& m : r.messages) out.push_back(m.finished);
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "a run cut into partitions gives the one-partition run's results: credits handed over "
+    "at a window's end wake a port where they would have",
+    "[windows][network]") {
+    // Buffers of four packets (per lane): credits run out, ports wait for those handed over.
+    auto compare = [](std::uint32_t lanes) {
+        FatTreeTwoLayerParams ft = small_ft2(16, 32);
+        ft.fabric.port_buffer_bytes = lanes * 2 * (4096 + 26);
+        ft.fabric.cut_through = true;  // arrivals in step: ties at queues
+        const TestFabric f(ft);
+        NetworkParams p = ib_params();
+        p.virtual_lanes = lanes;
+        std::uint32_t one = 0, cut = 0;
+        const auto a = finish_times(f, p, true, one);
+        const auto b = finish_times(f, p, false, cut);
+        CHECK(one == 1);
+        CHECK(cut > 1);
+        CHECK(a == b);
+    };
+    SECTION("one lane") {
+        compare(1);
+    }
+    SECTION("two lanes: a lane with credit goes while another waits for it") {
+        compare(2);
+    }
+}
+
+TEST_CASE("a credit over a cut channel reaches the upstream port only when the window ends",
+          "[windows][fabric]") {
+    // Switch 0 feeds switch 1 over channel c (cut); a packet that came over c leaves switch 1:
+    // its credit is returned over c, but only at hand_over_credits.
+    PortGraph g;
+    SwitchInfo sw;
+    sw.latency = Time::from_ns(100);
+    sw.port_buffer_bytes = 64 * 1024;
+    g.add_switch(sw);
+    g.add_switch(sw);
+    g.set_endpoint_count(1);
+    g.add_cable({NodeKind::Switch, 0}, {NodeKind::Switch, 1}, DataRate::from_gbps(400),
+                Time::from_ns(50));
+    g.add_cable({NodeKind::Switch, 1}, {NodeKind::Endpoint, 0}, DataRate::from_gbps(400),
+                Time::from_ns(50));
+    g.finalize();
+    const LogicalProcesses lp = logical_processes(g, nullptr);
+    Simulator sim;
+    sim.set_processes(lp.count);
+    const NetworkParams params = ib_params();
+    Fabric fabric(sim, g, params, nullptr, lp);
+    std::uint32_t up = kNone, out = kNone;
+    for (std::uint32_t c = 0; c < g.channel_count(); ++c) {
+        const Channel& ch = g.channels()[c];
+        if (ch.from == NodeRef{NodeKind::Switch, 0}) up = c;
+        if (ch.from == NodeRef{NodeKind::Switch, 1} && ch.to.kind == NodeKind::Endpoint) out = c;
+    }
+    REQUIRE(up != kNone);
+    REQUIRE(out != kNone);
+    std::vector<bool> cut(g.channel_count(), false);
+    cut[up] = true;
+    fabric.set_cut(cut);
+    Packet p;
+    p.payload_bytes = 4096;
+    p.credit_channel = up;
+    const std::uint32_t wire = fabric.wire_bytes(p);
+    fabric.launch(out, p, wire, 0, Time::from_ns(10));
+    CHECK(fabric.ports()[up].returning.empty());
+    fabric.hand_over_credits();
+    REQUIRE(fabric.ports()[up].returning.size() == 1);
+    CHECK(fabric.ports()[up].returning.front().at == Time::from_ns(50));
+    CHECK(fabric.ports()[up].returning.front().bytes == wire);
+}
