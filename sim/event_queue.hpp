@@ -27,6 +27,14 @@ class EventQueue {
           occupied_((buckets + 63) / 64, 0) {}
 
     void reserve(std::size_t n) { far_.reserve(n); }
+    /// What its calendar holds besides the events' own records when every bucket has a chunk
+    /// filled to `fill` (0..1) on average (run estimates: a partitioned run keeps one queue per
+    /// partition).
+    static constexpr std::size_t calendar_bytes(double fill, std::size_t buckets = 4096) {
+        return buckets *
+                   (static_cast<std::size_t>(sizeof(Chunk) * (1 - fill)) + sizeof(std::uint32_t)) +
+               buckets / 8;
+    }
     bool empty() const { return size_ == 0; }
     std::size_t size() const { return size_; }
     /// The next event; the queue must not be empty.

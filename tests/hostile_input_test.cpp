@@ -248,10 +248,10 @@ TEST_CASE("sweep files: sizes, key shapes, repeated keys and line breaks in valu
 
 TEST_CASE("sweep -j N checks that the points running together fit the memory limit",
           "[sweep][input][system]") {
-    // Each 144-GPU decode step needs about 0.44 GB: one fits under 0.8 GB, two at once do not.
+    // Each 144-GPU decode step needs about 0.29 GB: one fits under 0.5 GB, two at once do not.
     const auto dir = temp_dir("hostile-sweep-memory");
     write_text(dir / "sweep.yaml",
-               fmt::format("base: {}\ngrid:\n  sim.max_memory_gb: [0.8]\n  seed: [1, 2, 3]\n",
+               fmt::format("base: {}\ngrid:\n  sim.max_memory_gb: [0.5]\n  seed: [1, 2, 3]\n",
                            source_path("scenarios/deepseek-v3-decode.yaml")));
     const auto r = run_cli("sweep " + q(dir / "sweep.yaml") + " -j 2 --quiet");
     INFO(r.err);
@@ -289,14 +289,14 @@ TEST_CASE("the default memory limit respects the process's own ulimit", "[input]
 #if defined(__SANITIZE_ADDRESS__)
     SUCCEED("ASan reserves more address space than the limit this test sets");
 #else
-    // The 2,048-GPU decode step needs about 1.5 GB: under three quarters of the machine here,
-    // over three quarters of a 1.5 GB address space (1.125 GB). It was judged against the machine
+    // The 2,048-GPU decode step needs about 1 GB: under three quarters of the machine here,
+    // over three quarters of a 1 GB address space (0.75 GB). It was judged against the machine
     // alone.
     require_spawn_allowed();
     const auto dir = temp_dir("hostile-ulimit");
     const std::string scenario = source_path("scenarios/moe/deepseek-v3-decode-2048-ft3.yaml");
     const std::string cmd =
-        fmt::format("bash -c 'ulimit -v 1500000; {} check {}' >{} 2>{}", CLUSTERSIM_BINARY,
+        fmt::format("bash -c 'ulimit -v 1000000; {} check {}' >{} 2>{}", CLUSTERSIM_BINARY,
                     scenario, (dir / "out.txt").string(), (dir / "err.txt").string());
     const int status = std::system(cmd.c_str());
     const std::string err = read_text(dir / "err.txt");

@@ -103,10 +103,10 @@ TEST_CASE("a MoE step is refused by its size before a token is drawn", "[moe][es
     // A memory limit below the step's size: refused by the formula, nothing built.
     const Scenario big =
         load_scenario(source_path("scenarios/moe/deepseek-v3-decode-2048-ft3.yaml"),
-                      {{"sim.max_memory_gb", "1"}});
+                      {{"sim.max_memory_gb", "0.5"}});
     try {
         (void)estimate_scenario(big);
-        FAIL("estimate_scenario accepted a 2.6 GB step under a 1 GB limit");
+        FAIL("estimate_scenario accepted a 1 GB step under a 0.5 GB limit");
     } catch (const InputError& e) {
         CHECK(e.key() == "sim.max_memory_gb");
     }

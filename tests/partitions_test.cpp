@@ -70,9 +70,8 @@ TEST_CASE(
     const LogicalProcesses lp = logical_processes(g, nullptr);
     const Partitions p = partition_processes(g, lp, {}, "");
     REQUIRE(p.single_reason.empty());
-    // About one per kProcessesPerPartition processes (METIS may leave one empty: dropped).
-    CHECK(p.count <= lp.count / kProcessesPerPartition);
-    CHECK(p.count >= lp.count / kProcessesPerPartition - 1);
+    // About one per kProcessesPerPartition processes, at least two.
+    CHECK(p.count == std::max(2u, lp.count / kProcessesPerPartition));
     REQUIRE(p.of_process.size() == lp.count + 1);
     CHECK(p.of_process[lp.count] == p.count);  // the observer stands apart
     std::set<std::uint32_t> used(p.of_process.begin(), p.of_process.end() - 1);

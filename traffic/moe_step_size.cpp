@@ -89,11 +89,12 @@ MoeStepSize moe_step_size(const MoeStepShape& s, std::uint64_t mtu_bytes) {
     }
     const Count messages = 2 * (first_hops + forwards);
     // StepBuilder's edges: two per message (what it waits for, what waits for it), one more per
-    // dispatch first hop that feeds a forward, and per GPU its attention, gate, experts and
-    // combine joins (at most eight); normal mode's SM holds add one per message.
-    // Chunked normal mode adds a queue-pair order edge per chunk.
+    // dispatch first hop that feeds a forward (normal mode: low-latency writes feed none), and
+    // per GPU its attention, gate, experts and combine joins (at most eight); normal mode's SM
+    // holds add one per message. Chunked normal mode adds a queue-pair order edge per chunk.
     // Five stages add per GPU three entry joins, their inputs and the program-order edges.
-    const Count dependencies = 2 * messages + first_hops + (s.hold_sms ? messages : 0) +
+    const Count dependencies = 2 * messages + (s.low_latency ? 0 : first_hops) +
+                               (s.hold_sms ? messages : 0) +
                                (s.five_stage ? 16 : 8) * ep + chunk_joins;
     // Attention and experts, each in two with five stages.
     const Count computes = (s.five_stage ? 4 : 2) * ep;

@@ -65,6 +65,16 @@ class Fabric {
     static std::uint64_t bytes_per_switch(bool pfc) { return pfc ? sizeof(SharedBuffer) : 0; }
     bool is_endpoint_channel(std::uint32_t ch) const { return ch >= first_endpoint_channel_; }
     bool idle(std::uint32_t ch) const { return ports_[ch].wake_at == Time::never(); }
+    /// A packet just queued at `ch` may go at once: the port is idle, or -- with more than one
+    /// lane -- it waits for credit on a lane (its transmitter is free; the wake-up it holds is
+    /// for that credit, and must not hold back a lane that has credit). With one lane the new
+    /// packet queues behind the one waiting, so nothing could go. It also keeps a run's results
+    /// independent of its partitions: a credit handed over at a window's end arms that wake-up
+    /// later than one returned within the window.
+    bool may_serve(std::uint32_t ch) const {
+        const EgressPort& p = ports_[ch];
+        return p.wake_at == Time::never() || (params_.virtual_lanes > 1 && p.waiting_for_credit);
+    }
 
     /// Wakes the port at `at` unless it already wakes earlier. The wake-up is ordered by the
     /// port, not by what asked for it (a credit returned, a transmission ended), so that a credit

@@ -191,7 +191,7 @@ void Network::on_link_arrival(std::uint32_t slot) {
             --packets_live_;
             return;
         }
-        if (fabric_.idle(out)) service_port(out);
+        if (fabric_.may_serve(out)) service_port(out);
         return;
     }
     --packets_live_;

@@ -49,8 +49,7 @@ Partitions partition_processes(const PortGraph& graph, const LogicalProcesses& l
     std::uint32_t vertices = 0;
     for (std::uint32_t i = 0; i < n; ++i)
         vertex_of[i] = together.find(i) == i ? vertices++ : vertex_of[together.find(i)];
-    const std::uint32_t target =
-        std::min({kMaxPartitions, vertices, std::max(1u, n / kProcessesPerPartition)});
+    const std::uint32_t target = std::min(vertices, partitions_for(n));
     if (target < 2) return single(n, "too few logical processes to cut");
 
     // The graph of vertices: weight = channels transmitted, edges = channels between them.

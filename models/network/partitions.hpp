@@ -6,6 +6,7 @@
 // as in SST-core and ns-3's MPI simulator). The grouping follows from the model alone, never
 // from the thread count, so that every thread count gives one result; METIS cuts the graph of
 // processes (weighted by the channels each transmits on) where the fewest channels cross.
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -29,10 +30,18 @@ struct Partitions {
     bool is_cut(std::uint32_t channel) const { return !cut.empty() && cut[channel]; }
 };
 
-/// Partitions a fabric should be cut into: about one per `kProcessesPerPartition` processes,
-/// at most `kMaxPartitions` (enough for a few dozen threads at several partitions each).
-inline constexpr std::uint32_t kProcessesPerPartition = 8;
+/// Partitions a fabric should be cut into: about one per `kProcessesPerPartition` processes, at
+/// least two, at most `kMaxPartitions` (enough for a few dozen threads). Each partition keeps an
+/// event calendar whose chunks fill per bucket, so more partitions cost memory: at 8 processes a
+/// partition the 2,048-GPU step's 44 calendars held 140 MB more than one (docs/performance.md).
+inline constexpr std::uint32_t kProcessesPerPartition = 32;
 inline constexpr std::uint32_t kMaxPartitions = 64;
+/// How many partitions `processes` logical processes are cut into (METIS may leave some empty).
+constexpr std::uint32_t partitions_for(std::uint64_t processes) {
+    const std::uint64_t wanted = processes / kProcessesPerPartition;
+    return static_cast<std::uint32_t>(
+        std::min<std::uint64_t>({kMaxPartitions, processes, std::max<std::uint64_t>(2, wanted)}));
+}
 
 /// Groups the processes of `lp` into partitions. `ties` are pairs a dependency joins with no
 /// delay (they stay together); `shared_reason`, when not empty, says why the model reads state
