@@ -17,7 +17,9 @@
 
 namespace clustersim {
 
-class EventQueue {
+// On lines of its own: a windowed run's partitions each push into their own queue on their
+// own thread, and queues side by side in a vector would share a line.
+class alignas(64) EventQueue {
   public:
     /// Buckets of 2^bucket_shift ps; `buckets` (a power of two) of them make the calendar.
     explicit EventQueue(unsigned bucket_shift = 10, std::size_t buckets = 4096)

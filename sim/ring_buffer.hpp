@@ -2,15 +2,21 @@
 // A FIFO over a power-of-two array that only grows (during warm-up), then reuses its storage:
 // used for queued and in-flight packets and for credits travelling back to a sender. The
 // header is 24 bytes (a pointer and three 32-bit counters) so that the port and link records
-// holding several of them fit in one or two cache lines.
+// holding several of them fit in one or two cache lines. The array has lines of its own:
+// rings of ports that partitions' threads use apart must not share one.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <new>
+#include <type_traits>
 
 namespace clustersim {
 
 template <class T>
 class RingBuffer {
+    static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>);
+
   public:
     bool empty() const { return count_ == 0; }
     std::size_t size() const { return count_; }
@@ -36,14 +42,20 @@ class RingBuffer {
   private:
     void grow() {
         const std::uint32_t cap = items_ ? (mask_ + 1) * 2 : 8;
-        auto next = std::make_unique_for_overwrite<T[]>(cap);
+        const std::size_t bytes = (std::size_t{cap} * sizeof(T) + kLine - 1) / kLine * kLine;
+        Items next(static_cast<T*>(::operator new (bytes, std::align_val_t{kLine})));
         for (std::uint32_t i = 0; i < count_; ++i) next[i] = items_[(head_ + i) & mask_];
         items_ = std::move(next);
         head_ = 0;
         mask_ = cap - 1;
     }
 
-    std::unique_ptr<T[]> items_;
+    static constexpr std::size_t kLine = 64;
+    struct Free {
+        void operator()(T* p) const { ::operator delete (p, std::align_val_t{kLine}); }
+    };
+    using Items = std::unique_ptr<T[], Free>;
+    Items items_;
     std::uint32_t head_ = 0;
     std::uint32_t count_ = 0;
     std::uint32_t mask_ = 0;

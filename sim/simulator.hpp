@@ -2,11 +2,14 @@
 // The discrete-event loop. No global state: a simulation is this object plus the models that
 // hold a reference to it, so several can run in one process (sweeps on threads).
 #include <algorithm>
+#include <atomic>
 #include <concepts>
 #include <cstdint>
+#include <exception>
 #include <limits>
 #include <span>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include "sim/event_queue.hpp"
@@ -53,8 +56,16 @@ class Simulator {
     // A process's own sequence numbers stay below this; schedule_own's are above it.
     static constexpr std::uint64_t kOwnSequence = std::uint64_t{1} << (kSequenceBits - 1);
 
-    Time now() const { return now_; }
-    std::uint64_t events_processed() const { return events_processed_; }
+    /// The time of the event being handled (on the thread handling it).
+    Time now() const {
+        const Running* r = running_;
+        return r ? r->now : now_;
+    }
+    std::uint64_t events_processed() const {
+        std::uint64_t n = events_processed_;
+        for (const Running& r : running_partitions_) n += r.events;
+        return n;
+    }
     std::size_t pending() const {
         std::size_t n = 0;
         for (const EventQueue& q : queues_) n += q.size();
@@ -68,21 +79,23 @@ class Simulator {
         if (n >= (1u << kProcessBits)) throw std::length_error("more logical processes than 2^24");
         processes_ = n;
         current_ = n;
-        issued_.assign(n + 1, 0);
-        fingerprints_.assign(n + 1, EventFingerprint::kBasis);
+        process_state_ = std::vector<ProcessState>(n + 1);
         partition_of_.assign(n + 1, 0);
     }
     std::uint32_t processes() const { return processes_; }
     /// The process whose event is being handled (the observer's before and after the run).
-    std::uint32_t current_process() const { return current_; }
+    std::uint32_t current_process() const {
+        const Running* r = running_;
+        return r ? r->current : current_;
+    }
     std::uint32_t observer_process() const { return processes_; }
 
     /// Windows: processes grouped into `count` partitions (`of_process`: per process, the
     /// observer's last, which is `count`: its own), each with its own queue. A window runs every
     /// partition from the earliest pending event up to `lookahead` later (and no further than
-    /// the observer's next event), partition after partition; an event for another partition
-    /// must be due no earlier than the window's end. The observer runs between windows. Set
-    /// before anything is scheduled; one partition is the plain loop.
+    /// the observer's next event), the partitions apart (on threads, or one after another); an
+    /// event for another partition must be due no earlier than the window's end. The observer
+    /// runs between windows. Set before anything is scheduled; one partition is the plain loop.
     void set_partitions(std::span<const std::uint32_t> of_process, std::uint32_t count,
                         Time lookahead) {
         if (pending() != 0) throw std::logic_error("partitions set after events were scheduled");
@@ -100,20 +113,39 @@ class Simulator {
         }
         queues_.clear();
         queues_.resize(windowed_ ? count + 1 : 1);
+        running_partitions_ = std::vector<Running>(windowed_ ? count : 0);
+        for (std::uint32_t p = 0; p < running_partitions_.size(); ++p)
+            running_partitions_[p].partition = p;
     }
     bool windowed() const { return windowed_; }
+    /// Windows run so far (each a synchronisation of the partitions' threads).
+    std::uint64_t windows_run() const { return windows_run_; }
+    std::uint32_t partitions() const { return partitions_; }
+    /// The partition whose events this thread is handling (0 outside windows: the observer's
+    /// and set-up's state, which then runs alone, may be kept with partition 0's).
+    static std::uint32_t partition() {
+        const Running* r = running_;
+        return r ? r->partition : 0;
+    }
+    /// Threads that run a window's partitions (at most one per partition). Results do not
+    /// depend on it: partitions in a window touch only their own state.
+    void set_threads(std::uint32_t n) { threads_ = std::max<std::uint32_t>(1, n); }
+    std::uint32_t threads() const { return windowed_ ? std::min(threads_, partitions_) : 1; }
 
     /// An event for `process` to handle at `at`.
     void schedule(Time at, std::uint32_t target, std::uint32_t kind, std::uint32_t process) {
+        Running* r = running_;
+        const std::uint32_t from = r ? r->current : current_;
 #ifndef NDEBUG
         // Debug builds (the sanitizer pass) check the lookahead the windows rest on.
-        if (windowed_ && at <= window_last_ && partition_of_[process] != partition_of_[current_])
+        if (windowed_ && at <= window_last_ && partition_of_[process] != partition_of_[from])
             throw std::logic_error("an event for another partition inside the window");
 #endif
-        const std::uint64_t seq = std::uint64_t{current_} << kSequenceBits | issued_[current_]++;
+        const std::uint64_t seq =
+            std::uint64_t{from} << kSequenceBits | process_state_[from].issued++;
         Event e{at, seq, target, kind & 0xffu};
         e.process = process & ((1u << kProcessBits) - 1);
-        (windowed_ ? queues_[partition_of_[process]] : queues_[0]).push(e);
+        push(e, r);
     }
     /// An event that stands for a state of its target rather than for what sent it (a port's
     /// one wanted wake-up): ordered as sent by `process` itself, after that process's other
@@ -123,18 +155,20 @@ class Simulator {
             std::uint64_t{process} << kSequenceBits | kOwnSequence | std::uint64_t{target};
         Event e{at, seq, target, kind & 0xffu};
         e.process = process & ((1u << kProcessBits) - 1);
-        (windowed_ ? queues_[partition_of_[process]] : queues_[0]).push(e);
+        push(e, running_);
     }
     /// An event for the process being handled.
     void schedule(Time at, std::uint32_t target, std::uint32_t kind) {
-        schedule(at, target, kind, current_);
+        schedule(at, target, kind, current_process());
     }
+    /// Stops the run: at once in the plain loop, at the window's end when windowed.
     void request_stop() {
-        stop_requested_ = true;
+        stop_requested_.store(true, std::memory_order_relaxed);
     }
 
     /// Runs until no event is left, the next event lies beyond `limit`, or stop is requested.
-    /// `on_progress` is called every `progress_every` events (for a wall-clock progress line).
+    /// `on_progress` is called every `progress_every` events (for a wall-clock progress line;
+    /// when windowed, at the end of the window in which that many more were handled).
     template <EventHandler H, class Progress>
     StopReason run(H& handler, Time limit, Progress&& on_progress,
                    std::uint64_t progress_every = 1u << 20) {
@@ -155,63 +189,220 @@ class Simulator {
 
     std::uint64_t fingerprint() const {
         std::uint64_t value = EventFingerprint::kBasis;
-        for (const std::uint64_t f : fingerprints_) value = EventFingerprint::fold(value, f);
+        for (const ProcessState& p : process_state_)
+            value = EventFingerprint::fold(value, p.fingerprint);
         return value;
     }
 
   private:
+    // What a partition's thread keeps while it handles the partition's events in a window:
+    // the clock, the process, what it sent to other partitions (queued at the window's end).
+    // A line of its own, so that threads do not share one.
+    struct alignas(64) Running {
+        Time now;
+        std::uint32_t current = 0;
+        std::uint32_t partition = 0;
+        std::uint64_t events = 0;
+        std::uint64_t dealt_at = 0;  // `events` when it was last dealt to a thread
+        std::vector<Event> outbox;   // events for other partitions
+        std::exception_ptr error;
+    };
+    // The partition this thread is running, or null (plain loop, observer, set-up).
+    static inline thread_local Running* running_ = nullptr;
+
+    void push(const Event& e, Running* r) {
+        if (!windowed_) {
+            queues_[0].push(e);
+            return;
+        }
+        const std::uint32_t to = partition_of_[e.process];
+        if (r && to != r->partition)
+            r->outbox.push_back(e);  // another thread may be running its queue
+        else
+            queues_[to].push(e);
+    }
+
     template <bool Fingerprint, class H, class Progress>
     StopReason loop(H& handler, Time limit, Progress& on_progress, std::uint64_t progress_every) {
         if (windowed_) return windows<Fingerprint>(handler, limit, on_progress, progress_every);
         EventQueue& queue = queues_[0];
         std::uint64_t until_progress = progress_every;
         while (!queue.empty()) {
-            if (stop_requested_) break;
+            if (stop_requested_.load(std::memory_order_relaxed)) break;
             if (queue.top().time > limit) {
                 now_ = limit;
                 current_ = processes_;
                 return StopReason::TimeLimit;
             }
-            run_one<Fingerprint>(handler, queue, on_progress, until_progress, progress_every);
+            run_one<Fingerprint>(handler, queue);
+            if (--until_progress == 0) {
+                until_progress = progress_every;
+                on_progress(*this);
+            }
         }
         current_ = processes_;
-        return stop_requested_ ? StopReason::Requested : StopReason::QueueEmpty;
+        return stopped() ? StopReason::Requested : StopReason::QueueEmpty;
+    }
+    bool stopped() const {
+        return stop_requested_.load(std::memory_order_relaxed);
     }
 
-    template <bool Fingerprint, class H, class Progress>
-    void run_one(H& handler, EventQueue& queue, Progress& on_progress,
-                 std::uint64_t& until_progress, std::uint64_t progress_every) {
+    // One event, on the plain loop or the observer's queue.
+    template <bool Fingerprint, class H>
+    void run_one(H& handler, EventQueue& queue) {
         const Event e = queue.pop();
         if constexpr (PrefetchingHandler<H>)
             if (!queue.empty()) handler.prefetch(queue.top());
         now_ = e.time;
         current_ = e.process;
         ++events_processed_;
-        if constexpr (Fingerprint)
-            fingerprints_[current_] = EventFingerprint::fold(fingerprints_[current_], e);
+        if constexpr (Fingerprint) fold(process_state_[current_].fingerprint, e);
         handler.handle(e);
-        if (--until_progress == 0) {
-            until_progress = progress_every;
-            on_progress(*this);
+    }
+
+    // A partition's events up to `last`, on the calling thread.
+    template <bool Fingerprint, class H>
+    void run_partition(H& handler, std::uint32_t p, Time last) {
+        Running& r = running_partitions_[p];
+        EventQueue& queue = queues_[p];
+        running_ = &r;
+        try {
+            while (!queue.empty() && queue.top().time <= last) {
+                const Event e = queue.pop();
+                if constexpr (PrefetchingHandler<H>)
+                    if (!queue.empty()) handler.prefetch(queue.top());
+                r.now = e.time;
+                r.current = e.process;
+                ++r.events;
+                if constexpr (Fingerprint) fold(process_state_[e.process].fingerprint, e);
+                handler.handle(e);
+            }
+        } catch (...) {
+            r.error = std::current_exception();
+        }
+        running_ = nullptr;
+    }
+
+    // Waits for `a` to stop holding `old` (or, with `until`, to hold it): a window lasts
+    // microseconds, so the waiter spins first and sleeps (futex) only after a while, which
+    // matters when there are more threads than cores.
+    static void await(const std::atomic<std::uint32_t>& a, std::uint32_t value, bool until) {
+        for (int spin = 0; spin < 4096; ++spin) {
+            if ((a.load(std::memory_order_acquire) == value) == until) return;
+#if defined(__x86_64__) || defined(__i386__)
+            __builtin_ia32_pause();
+#endif
+        }
+        for (;;) {
+            const std::uint32_t v = a.load(std::memory_order_acquire);
+            if ((v == value) == until) return;
+            a.wait(v, std::memory_order_acquire);
         }
     }
 
+    // The threads of a windowed run: each runs the partitions assigned to it, so that a
+    // partition's state stays in one core's caches (taking partitions from a shared list each
+    // window moved them between cores and made two threads slower than one). Every
+    // kRebalanceWindows windows the partitions are dealt again by the events they handled
+    // since, heaviest first to the least loaded thread (Unison's load-adaptive scheduling).
+    // The caller starts a window by counting it (`started_`) and waits until every worker has
+    // counted itself through it (`finished_`). Stopped and joined on destruction.
+    static constexpr std::uint64_t kRebalanceWindows = 1024;
+    template <bool Fingerprint, class H>
+    class Crew {
+      public:
+        Crew(Simulator& sim, H& handler, std::uint32_t threads)
+            : sim_(sim), handler_(handler), mine_(threads) {
+            deal();
+            for (std::uint32_t t = 1; t < threads; ++t)
+                workers_.emplace_back([this, t] {
+                    for (std::uint32_t seen = 0;;) {
+                        await(started_, seen, false);
+                        seen = started_.load(std::memory_order_acquire);
+                        if (done_) return;
+                        take(t);
+                        finished_.fetch_add(1, std::memory_order_release);
+                        finished_.notify_one();
+                    }
+                });
+        }
+        ~Crew() {
+            done_ = true;
+            started_.fetch_add(1, std::memory_order_release);
+            started_.notify_all();
+        }
+        Crew(const Crew&) = delete;
+        Crew& operator=(const Crew&) = delete;
+        // Every partition's events up to `last`, each partition on its thread.
+        void run(Time last) {
+            last_ = last;
+            if (++windows_ % kRebalanceWindows == 0) deal();
+            if (workers_.empty()) {
+                take(0);
+                return;
+            }
+            finished_.store(0, std::memory_order_relaxed);
+            started_.fetch_add(1, std::memory_order_release);
+            started_.notify_all();
+            take(0);
+            await(finished_, static_cast<std::uint32_t>(workers_.size()), true);
+        }
+
+      private:
+        void take(std::uint32_t thread) {
+            for (const std::uint32_t p : mine_[thread])
+                sim_.template run_partition<Fingerprint>(handler_, p, last_);
+        }
+        // Longest processing time first: partitions by events since the last deal (ties by
+        // index), each to the thread with the fewest so far.
+        void deal() {
+            std::vector<Running>& parts = sim_.running_partitions_;
+            std::vector<std::uint32_t> order(parts.size());
+            for (std::uint32_t p = 0; p < order.size(); ++p) order[p] = p;
+            auto load = [&](std::uint32_t p) { return parts[p].events - parts[p].dealt_at; };
+            std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+                return load(a) != load(b) ? load(a) > load(b) : a < b;
+            });
+            std::vector<std::uint64_t> total(mine_.size(), 0);
+            for (auto& m : mine_) m.clear();
+            for (const std::uint32_t p : order) {
+                const auto t = static_cast<std::uint32_t>(
+                    std::min_element(total.begin(), total.end()) - total.begin());
+                mine_[t].push_back(p);
+                total[t] += std::max<std::uint64_t>(load(p), 1);
+                parts[p].dealt_at = parts[p].events;
+            }
+            for (auto& m : mine_) std::sort(m.begin(), m.end());
+        }
+        Simulator& sim_;
+        H& handler_;
+        std::vector<std::vector<std::uint32_t>> mine_;  // per thread (0: the caller's)
+        Time last_;
+        std::uint64_t windows_ = 0;
+        std::atomic<std::uint32_t> started_{0}, finished_{0};
+        bool done_ = false;
+        std::vector<std::jthread> workers_;  // last: joined before the counters go
+    };
+
     // Conservative windows: from the earliest pending event T, every partition runs its events
     // up to T + lookahead (exclusive), or up to the observer's next event (inclusive), which
-    // then runs alone. A stop asked for inside a window takes effect at its end, so that it
-    // does not depend on the order the partitions ran in.
+    // then runs alone. Events one partition sends another are queued at the window's end: they
+    // are due after it, and the queues order events by (time, source, sequence), so when they
+    // are queued does not matter. A stop asked for inside a window takes effect at its end, so
+    // that it does not depend on the order the partitions ran in (or on the threads).
     template <bool Fingerprint, class H, class Progress>
     StopReason windows(H& handler, Time limit, Progress& on_progress,
                        std::uint64_t progress_every) {
-        std::uint64_t until_progress = progress_every;
+        std::uint64_t progress_at = events_processed() + progress_every;
         EventQueue& observer = queues_.back();
+        Crew<Fingerprint, H> crew(*this, handler, threads());
         Time latest = now_;
         auto finish = [&](StopReason r) {
             now_ = r == StopReason::TimeLimit ? limit : latest;
             current_ = processes_;
             return r;
         };
-        while (!stop_requested_) {
+        while (!stopped()) {
             Time next = Time::never();
             for (std::uint32_t p = 0; p < partitions_; ++p)
                 if (!queues_[p].empty()) next = std::min(next, queues_[p].top().time);
@@ -221,41 +412,58 @@ class Simulator {
             if (first > limit) return finish(StopReason::TimeLimit);
             if (watch < next) {
                 while (!observer.empty() && observer.top().time == watch)
-                    run_one<Fingerprint>(handler, observer, on_progress, until_progress,
-                                         progress_every);
+                    run_one<Fingerprint>(handler, observer);
                 latest = std::max(latest, now_);
             } else {
                 const Time last = std::min({next + (lookahead_ - Time::from_ps(1)), watch, limit});
                 window_last_ = last;
-                for (std::uint32_t p = 0; p < partitions_; ++p) {
-                    EventQueue& q = queues_[p];
-                    while (!q.empty() && q.top().time <= last)
-                        run_one<Fingerprint>(handler, q, on_progress, until_progress,
-                                             progress_every);
-                    latest = std::max(latest, now_);
+                crew.run(last);
+                ++windows_run_;
+                for (Running& r : running_partitions_) {
+                    if (r.error) std::rethrow_exception(r.error);
+                    latest = std::max(latest, r.now);
                 }
+                for (Running& r : running_partitions_) {
+                    for (const Event& e : r.outbox) queues_[partition_of_[e.process]].push(e);
+                    r.outbox.clear();
+                }
+                now_ = latest;
             }
             window_last_ = Time::from_ps(std::numeric_limits<std::int64_t>::min());
             if constexpr (WindowedHandler<H>) handler.end_window();
+            if (const std::uint64_t n = events_processed(); n >= progress_at) {
+                progress_at = n + progress_every;
+                on_progress(*this);
+            }
         }
         return finish(StopReason::Requested);
     }
 
     std::vector<EventQueue> queues_ = std::vector<EventQueue>(1);  // per partition, observer last
     std::vector<std::uint32_t> partition_of_ = {0};                // per process
+    std::vector<Running> running_partitions_;                      // per partition (windowed)
     bool windowed_ = false;
     std::uint32_t partitions_ = 1;
+    std::uint32_t threads_ = 1;
     Time lookahead_ = Time::never();
     // The window's last picosecond while partitions run (events for another partition must be
     // due after it); before the first, between windows and for the observer, the distant past.
     Time window_last_ = Time::from_ps(std::numeric_limits<std::int64_t>::min());
     Time now_;
-    std::uint64_t events_processed_ = 0;
-    bool stop_requested_ = false;
+    std::uint64_t events_processed_ = 0;  // the plain loop's, and the observer's when windowed
+    std::uint64_t windows_run_ = 0;
+    std::atomic<bool> stop_requested_ = false;
     std::uint32_t processes_ = 0;
     std::uint32_t current_ = 0;
-    std::vector<std::uint64_t> issued_ = {0};  // per process: events it has scheduled
-    std::vector<std::uint64_t> fingerprints_ = {EventFingerprint::kBasis};  // per process
+    // Per process, on a line of its own: partitions' threads count their processes' events.
+    struct alignas(64) ProcessState {
+        std::uint64_t issued = 0;  // events it has scheduled
+        std::uint64_t fingerprint = EventFingerprint::kBasis;
+    };
+    std::vector<ProcessState> process_state_ = std::vector<ProcessState>(1);
+    static void fold(std::uint64_t& fingerprint, const Event& e) {
+        fingerprint = EventFingerprint::fold(fingerprint, e);
+    }
 };
 
 }  // namespace clustersim

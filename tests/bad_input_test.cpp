@@ -88,10 +88,15 @@ TEST_CASE("an unknown value and a reserved feature are bad input", "[cli][input]
     expect_bad_input({kGood + "network:\n  routing: magic\n", "", "s.yaml:4:12: network.routing",
                       "unknown value 'magic'"},
                      "enum");
-    // A name the contract reserves for later work (sim.threads) is an unknown key until it is
+    // A name the contract reserves for later work (serving) is an unknown key until it is
     // built.
-    expect_bad_input({kGood + "sim:\n  threads: 3\n", "", "s.yaml:4:3: sim.threads", "unknown key"},
-                     "reserved");
+    expect_bad_input(
+        {kGood + "serving:\n  duration_s: 1\n", "", "s.yaml:3:1: serving", "unknown key"},
+        "reserved");
+    // sim.threads is built: its range is checked.
+    expect_bad_input({kGood + "sim:\n  threads: 0\n", "", "s.yaml:4:12: sim.threads",
+                      "out of range (expected 1 to 1024)"},
+                     "threads");
 }
 
 TEST_CASE("a malformed connection-matrix line names the trace file, line and column",

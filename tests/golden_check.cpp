@@ -1,8 +1,10 @@
 // Regression goldens: runs the clustersim command named on the first line of a golden file and
 // compares a readable summary of its results (every results.json key but wall-clock fields, the
 // exit code, a digest and the first rows of messages.csv) with the rest of the file.
-//   golden_check BINARY SOURCE_DIR FILE.golden [--update]
+//   golden_check BINARY SOURCE_DIR FILE.golden [--update | --threads N]
 // With --update (or CLUSTERSIM_UPDATE_GOLDENS=1) the file is rewritten instead of compared.
+// With --threads N the run is simulated on N threads and must give the file byte for byte
+// (a parallel run's results are the serial run's, not merely close to them).
 #include <fmt/format.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -106,8 +108,11 @@ int main(int argc, char** argv) {
     const std::filesystem::path source = argv[2];
     const std::filesystem::path golden = argv[3];
     const char* env = std::getenv("CLUSTERSIM_UPDATE_GOLDENS");
-    const bool update = (argc > 4 && std::string(argv[4]) == "--update") ||
-                        (env != nullptr && std::string(env) == "1");
+    const bool threaded = argc > 5 && std::string(argv[4]) == "--threads";
+    const std::string threads = threaded ? std::string(argv[5]) : std::string();
+    if (threaded && threads.find_first_not_of("0123456789") != std::string::npos) return 2;
+    const bool update = !threaded && ((argc > 4 && std::string(argv[4]) == "--update") ||
+                                      (env != nullptr && std::string(env) == "1"));
 
     // Header: lines starting with '#'; the first is "# clustersim ARGS".
     const std::string text = slurp(golden);
@@ -131,8 +136,9 @@ int main(int argc, char** argv) {
     // Every run also digests its event order (sim.fingerprint), so a change that reorders
     // events while keeping every count is caught too.
     const std::string cmd = fmt::format(
-        "cd '{}' && '{}' {} --set sim.fingerprint=true --quiet --out '{}' >/dev/null 2>'{}'",
-        source.string(), binary, args, (dir / "out").string(), (dir / "stderr").string());
+        "cd '{}' && '{}' {}{} --set sim.fingerprint=true --quiet --out '{}' >/dev/null 2>'{}'",
+        source.string(), binary, args, threaded ? " --threads " + threads : std::string(),
+        (dir / "out").string(), (dir / "stderr").string());
     const int status = std::system(cmd.c_str());
     const int exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     const std::string actual = header + summary(exit_code, slurp(dir / "out" / "results.json"),
@@ -146,6 +152,24 @@ int main(int argc, char** argv) {
         return 0;
     }
     if (actual == text) return 0;
+    if (threaded) {
+        // Every differing line, no tolerance.
+        std::istringstream a(text), b(actual);
+        std::string la, lb;
+        for (int n = 1, shown = 0; shown < 40; ++n) {
+            const bool ha = static_cast<bool>(std::getline(a, la));
+            const bool hb = static_cast<bool>(std::getline(b, lb));
+            if (!ha && !hb) break;
+            if (la != lb || ha != hb) {
+                std::printf("line %d\n  one thread: %s\n  %s threads:  %s\n", n,
+                            ha ? la.c_str() : "<end>", threads.c_str(), hb ? lb.c_str() : "<end>");
+                ++shown;
+            }
+        }
+        std::printf("%s: the run on %s threads differs from the golden (stderr: %s)\n",
+                    golden.string().c_str(), threads.c_str(), err.c_str());
+        return 1;
+    }
     // Show the differing lines, expected then actual; numbers within a relative 1e-9 agree
     // (the last digits of a double may move with the compiler, not with the model).
     std::istringstream a(text), b(actual);

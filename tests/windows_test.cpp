@@ -2,6 +2,7 @@
 #include <stdexcept>
 
 #include "models/fabric/fabric.hpp"
+#include "sim/partitioned_pool.hpp"
 #include "sim/simulator.hpp"
 #include "support.hpp"
 
@@ -145,7 +146,8 @@ namespace {
 // Every endpoint sends to every other (16 KiB) on a fabric small enough to test and large
 // enough to cut; returns each message's finish time.
 std::vector<Time> finish_times(const TestFabric& f, const NetworkParams& p, bool one,
-                               std::uint32_t& partitions) {
+                               std::uint32_t& partitions, std::uint32_t threads = 1,
+                               std::uint64_t* fingerprint = nullptr) {
     Workload w;
     const std::uint32_t n = f.topology.graph.endpoint_count();
     for (std::uint32_t s = 0; s < n; ++s)
@@ -153,9 +155,14 @@ std::vector<Time> finish_times(const TestFabric& f, const NetworkParams& p, bool
             if (s != d) w.add_message({s, d, 32 * 1024, Time{}});
     SimulationOptions o;
     o.one_partition = one;
+    o.threads = threads;
+    o.fingerprint = fingerprint != nullptr;
     const SimulationResult r = simulate(f.topology.graph, f.routes, w, p, o);
     REQUIRE(r.status == SimulationResult::Status::Completed);
     partitions = r.partitions;
+    if (fingerprint) *fingerprint = *r.fingerprint;
+    CHECK(r.counters.packet_hops > 0);
+    CHECK(r.counters.messages_finished == w.messages.size());
     std::vector<Time> out;
     for (const MessageState& m : r.messages) out.push_back(m.finished);
     return out;
@@ -217,7 +224,7 @@ TEST_CASE(
 TEST_CASE("a credit over a cut channel reaches the upstream port only when the window ends",
           "[windows][fabric]") {
     // Switch 0 feeds switch 1 over channel c (cut); a packet that came over c leaves switch 1:
-    // its credit is returned over c, but only at hand_over_credits.
+    // its credit is returned over c, but only at the window's end (Fabric::end_window).
     PortGraph g;
     SwitchInfo sw;
     sw.latency = Time::from_ns(100);
@@ -245,15 +252,139 @@ TEST_CASE("a credit over a cut channel reaches the upstream port only when the w
     REQUIRE(out != kNone);
     std::vector<bool> cut(g.channel_count(), false);
     cut[up] = true;
-    fabric.set_cut(cut);
+    fabric.set_cut(cut, 2);
     Packet p;
     p.payload_bytes = 4096;
     p.credit_channel = up;
     const std::uint32_t wire = fabric.wire_bytes(p);
     fabric.launch(out, p, wire, 0, Time::from_ns(10));
     CHECK(fabric.ports()[up].returning.empty());
-    fabric.hand_over_credits();
+    fabric.end_window();
     REQUIRE(fabric.ports()[up].returning.size() == 1);
     CHECK(fabric.ports()[up].returning.front().at == Time::from_ns(50));
     CHECK(fabric.ports()[up].returning.front().bytes == wire);
+}
+
+namespace {
+
+// Like Bouncer, with a log per process (partitions' threads log apart) and more partitions:
+// processes 0..7 in partitions p % 4, the observer (8) apart. Kind 1 bounces to the next
+// process 100 ps later; kind 4 throws.
+struct Spreader {
+    Simulator* sim;
+    std::array<std::vector<std::pair<std::int64_t, std::uint32_t>>, 9> seen;
+    void handle(const Event& e) {
+        seen[sim->current_process()].emplace_back(e.time.ps(), e.target);
+        if (e.kind == 1 && e.target < 40)
+            sim->schedule(e.time + Time::from_ps(100 + e.target % 3), e.target + 1, 1,
+                          (e.process + 1) % 8);
+        if (e.kind == 4) throw std::runtime_error("a handler failed");
+    }
+};
+
+struct SpreadRun {
+    Spreader s;
+    std::uint64_t fingerprint = 0, events = 0, windows = 0;
+    Time end;
+};
+
+SpreadRun spread(std::uint32_t threads) {
+    Simulator sim;
+    sim.set_processes(8);
+    sim.set_partitions(std::vector<std::uint32_t>{0, 1, 2, 3, 0, 1, 2, 3, 4}, 4,
+                       Time::from_ps(100));
+    sim.set_threads(threads);
+    SpreadRun r;
+    r.s.sim = &sim;
+    for (std::uint32_t p = 0; p < 8; ++p) sim.schedule(Time::from_ps(7 * p), p, 1, p);
+    sim.schedule(Time::from_ps(1000), 99, 2, 8);
+    CHECK(sim.run_fingerprinted(r.s, Time::never(), [](const Simulator&) {}) ==
+          StopReason::QueueEmpty);
+    r.fingerprint = sim.fingerprint();
+    r.events = sim.events_processed();
+    r.windows = sim.windows_run();
+    r.end = sim.now();
+    return r;
+}
+
+}  // namespace
+
+TEST_CASE("a window's partitions on threads: the same events per process, digest and end",
+          "[sim][windows][threads]") {
+    const SpreadRun one = spread(1);
+    CHECK(one.events == 8 * 41 - (0 + 1 + 2 + 3 + 4 + 5 + 6 + 7) + 1);
+    for (const std::uint32_t threads : {2u, 3u, 8u}) {
+        const SpreadRun many = spread(threads);
+        CHECK(many.s.seen == one.s.seen);
+        CHECK(many.fingerprint == one.fingerprint);
+        CHECK(many.events == one.events);
+        CHECK(many.windows == one.windows);
+        CHECK(many.end == one.end);
+    }
+}
+
+TEST_CASE("an exception in a partition's thread ends the run with it, threads joined",
+          "[sim][windows][threads]") {
+    Simulator sim;
+    sim.set_processes(8);
+    sim.set_partitions(std::vector<std::uint32_t>{0, 1, 2, 3, 0, 1, 2, 3, 4}, 4,
+                       Time::from_ps(100));
+    sim.set_threads(4);
+    Spreader s{&sim, {}};
+    for (std::uint32_t p = 0; p < 8; ++p) sim.schedule(Time::from_ps(7 * p), p, 1, p);
+    sim.schedule(Time::from_ps(450), 0, 4, 5);  // partition 1 throws in a later window
+    CHECK_THROWS_WITH(sim.run(s), "a handler failed");
+}
+
+TEST_CASE(
+    "a pool slot given back by another partition is taken again only after the window, by "
+    "its owner",
+    "[sim][windows]") {
+    // Process 1 (partition 1) takes a slot at 0 and 10; process 0 (partition 0, run first in
+    // a window) gives the first back at 210; process 1 takes one at 300 (the same window
+    // [210, 410): a new slot, though the release ran before it) and at 450 (the one given back).
+    struct Pooler {
+        Simulator* sim;
+        PartitionedPool<int> pool;
+        std::vector<std::uint32_t> taken;
+        void handle(const Event& e) {
+            if (e.kind == 1) taken.push_back(pool.acquire());
+            if (e.kind == 2) pool.release(taken.front());
+        }
+        void end_window() { pool.settle(); }
+    };
+    Simulator sim;
+    sim.set_processes(2);
+    sim.set_partitions(std::vector<std::uint32_t>{0, 1, 2}, 2, Time::from_ps(200));
+    Pooler p{&sim, {}, {}};
+    p.pool.set_partitions(2);
+    sim.schedule(Time::from_ps(0), 0, 1, 1);
+    sim.schedule(Time::from_ps(10), 0, 1, 1);
+    sim.schedule(Time::from_ps(210), 0, 2, 0);
+    sim.schedule(Time::from_ps(300), 0, 1, 1);
+    sim.schedule(Time::from_ps(450), 0, 1, 1);
+    sim.run(p);
+    const std::uint32_t owner = 1u << PartitionedPool<int>::kIndexBits;  // partition 1's slots
+    REQUIRE(p.taken.size() == 4);
+    CHECK(p.taken[0] == owner + 0);
+    CHECK(p.taken[1] == owner + 1);
+    CHECK(p.taken[2] == owner + 2);  // its window is not over: not slot 0
+    CHECK(p.taken[3] == owner + 0);  // handed back at that window's end
+    CHECK(p.pool.slots() == 3);
+}
+
+TEST_CASE("a packet-level run on threads gives the one-thread run's results and digest",
+          "[windows][network][threads]") {
+    FatTreeTwoLayerParams ft = small_ft2(16, 32);
+    ft.fabric.port_buffer_bytes = 2 * (4096 + 26);
+    ft.fabric.cut_through = true;
+    const TestFabric f(ft);
+    const NetworkParams p = ib_params();
+    std::uint32_t partitions = 0;
+    std::uint64_t d1 = 0, d2 = 0;
+    const auto a = finish_times(f, p, false, partitions, 1, &d1);
+    const auto b = finish_times(f, p, false, partitions, 2, &d2);
+    CHECK(partitions > 1);
+    CHECK(a == b);
+    CHECK(d1 == d2);
 }

@@ -194,7 +194,7 @@ void DagRuntime::compute_done(std::uint32_t gpu) {
     const std::uint32_t c = gpus_[gpu].running;
     if (c == kNone || sim_.now() != gpus_[gpu].done_at) return;  // superseded by a speed change
     compute_state_[c].finished = sim_.now();
-    ++computes_finished_;
+    ++computes_finished_.here();
     run_next(gpu);
     complete({TaskKind::Compute, c}, Completion::Done);
 }

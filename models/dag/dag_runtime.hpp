@@ -10,6 +10,7 @@
 
 #include "models/dag/workload.hpp"
 #include "models/network/network_params.hpp"
+#include "sim/per_partition.hpp"
 #include "sim/ring_buffer.hpp"
 #include "sim/simulator.hpp"
 
@@ -50,7 +51,13 @@ class DagRuntime {
 
     /// Whether anything waits for this completion (no event is needed for one nobody awaits).
     bool awaited(TaskRef t, Completion on) const { return !graph_->successors(t, on).empty(); }
-    std::uint64_t computes_finished() const { return computes_finished_; }
+    std::uint64_t computes_finished() const {
+        std::uint64_t n = 0;
+        for (std::uint32_t q = 0; q < computes_finished_.size(); ++q) n += computes_finished_[q];
+        return n;
+    }
+    /// A windowed run's partitions (sim/simulator.hpp): the count of finished tasks apart.
+    void set_partitions(std::uint32_t partitions) { computes_finished_.resize(partitions); }
     std::span<const ComputeState> computes() const { return compute_state_; }
     std::vector<ComputeState> take_computes() { return std::move(compute_state_); }
 
@@ -90,7 +97,7 @@ class DagRuntime {
     std::vector<JoinState> joins_;
     std::vector<Gpu> gpus_;
     std::vector<ComputeState> compute_state_;
-    std::uint64_t computes_finished_ = 0;
+    PerPartition<std::uint64_t> computes_finished_;
 };
 
 }  // namespace clustersim

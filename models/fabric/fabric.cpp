@@ -92,14 +92,18 @@ void Fabric::discard(const Packet& p, std::uint32_t wire) {
     return_credit(p.credit_channel, wire, p.credit_vl);
 }
 
-void Fabric::hand_over_credits() {
-    // In the order returned: per channel that is time order (one switch returns them all).
-    for (const HandedCredit& h : handed_) {
-        EgressPort& up = ports_[h.channel];
-        up.returning.push_back(h.credit);
-        if (up.waiting_for_credit) arm(h.channel, h.credit.at);
+void Fabric::end_window() {
+    // In the order returned: per channel that is time order (one switch returns them all, in
+    // one partition).
+    for (std::uint32_t q = 0; q < handed_.size(); ++q) {
+        for (const HandedCredit& h : handed_[q]) {
+            EgressPort& up = ports_[h.channel];
+            up.returning.push_back(h.credit);
+            if (up.waiting_for_credit) arm(h.channel, h.credit.at);
+        }
+        handed_[q].clear();
     }
-    handed_.clear();
+    flying_.settle();
 }
 
 std::uint64_t Fabric::tail_drop_limit(std::uint32_t ch) const {
@@ -117,14 +121,14 @@ bool Fabric::refuse(std::uint32_t out, const Packet& p, std::uint32_t wire) {
         if (!lost && port.queued_bytes + wire <= tail_drop_limit(out)) return false;
         if (lost) {
             ++port.fault_drops;
-            ++counters_.packets_dropped;
-            counters_.payload_dropped += p.payload_bytes;
+            ++counters_.here().packets_dropped;
+            counters_.here().payload_dropped += p.payload_bytes;
             discard(p, wire);
             return true;
         }
     }
-    ++counters_.packets_dropped;
-    counters_.payload_dropped += p.payload_bytes;
+    ++counters_.here().packets_dropped;
+    counters_.here().payload_dropped += p.payload_bytes;
     if (!port.down) {
         ++port.drops;  // tail drop (lossy mode)
         return true;
@@ -154,8 +158,8 @@ std::uint64_t Fabric::set_down(std::uint32_t ch, bool down, std::uint64_t& paylo
         }
     }
     port.fault_drops += lost;
-    counters_.packets_dropped += lost;
-    counters_.payload_dropped += payload;
+    counters_.here().packets_dropped += lost;
+    counters_.here().payload_dropped += payload;
     return lost;
 }
 

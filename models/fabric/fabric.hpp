@@ -18,6 +18,8 @@
 #include "models/network/network_params.hpp"
 #include "models/network/node_layout.hpp"
 #include "models/network/port_graph.hpp"
+#include "sim/partitioned_pool.hpp"
+#include "sim/per_partition.hpp"
 #include "sim/random.hpp"
 #include "sim/simulator.hpp"
 
@@ -119,15 +121,19 @@ class Fabric {
     /// credit returned over one is handed over when the window ends (hand_over_credits), not
     /// written into the upstream port while its partition may be running: it is due a link's
     /// delay later, at or after the window's end, so the port sees it in time either way.
-    void set_cut(std::vector<bool> cut) { cut_ = std::move(cut); }
-    /// The window is over: credits returned over cut channels reach their ports, and a port
-    /// waiting for credit is woken when the first of them arrives.
-    void hand_over_credits();
+    void set_cut(std::vector<bool> cut, std::uint32_t partitions) {
+        cut_ = std::move(cut);
+        counters_.resize(partitions);
+        handed_.resize(partitions);
+        flying_.set_partitions(partitions);
+    }
+    /// The window is over: credits returned over cut channels reach their ports (a port
+    /// waiting for credit is woken when the first of them arrives), and the pool slots of
+    /// packets that crossed a cut return to the partition that launched them.
+    void end_window();
     /// Hints for the event loop (Network::prefetch): the lines an arrival or a wake-up reads.
     void prefetch_arrival(std::uint32_t slot) const {
-        const auto* f = reinterpret_cast<const char*>(&flying_[slot]);
-        __builtin_prefetch(f);
-        __builtin_prefetch(f + sizeof(InFlight) - 1);
+        __builtin_prefetch(&flying_[slot]);  // one line (InFlight is aligned to it)
     }
     void prefetch_port(std::uint32_t ch) const { __builtin_prefetch(&ports_[ch]); }
 
@@ -157,7 +163,9 @@ class Fabric {
 
     std::span<const Link> links() const { return links_; }
     std::span<const EgressPort> ports() const { return ports_; }
-    const FabricCounters& counters() const { return counters_; }
+    FabricCounters counters() const { return counters_.sum(); }
+    /// Pool slots of packets on links ever taken (their high-water mark).
+    std::size_t flying_slots() const { return flying_.slots(); }
 
   private:
     Simulator& sim_;
@@ -168,9 +176,8 @@ class Fabric {
     std::vector<EgressPort> ports_;           // indexed by channel
     std::vector<UpperLanes> upper_lanes_;     // per channel, with more than one lane only
     std::vector<std::uint32_t> transmitter_;  // per channel: the logical process of its port
-    // Packets on links, each named by its arrival event; freed slots are reused last-in first.
-    std::vector<InFlight> flying_;
-    std::vector<std::uint32_t> free_flying_;
+    // Packets on links, each named by its arrival event (a slot of the launching partition).
+    PartitionedPool<InFlight> flying_;
     RingBuffer<Packet>& lane(std::uint32_t ch, std::uint32_t vl) {
         return vl == 0 ? ports_[ch].queue : upper_lanes_[ch][vl - 1];
     }
@@ -178,7 +185,7 @@ class Fabric {
         return vl == 0 ? ports_[ch].queue : upper_lanes_[ch][vl - 1];
     }
     std::uint32_t first_endpoint_channel_ = 0;
-    FabricCounters counters_;
+    PerPartition<FabricCounters> counters_;
     std::vector<PfcIngress> pfc_;       // per channel into a fabric switch (PFC mode only)
     std::vector<SharedBuffer> shared_;  // per switch (PFC mode only)
     std::int64_t resume_gap_ = 0;       // XON this far below the XOFF threshold
@@ -189,8 +196,8 @@ class Fabric {
         std::uint32_t channel;
         CreditReturn credit;
     };
-    std::vector<bool> cut_;             // per channel, or empty: one partition
-    std::vector<HandedCredit> handed_;  // returned over cut channels in this window
+    std::vector<bool> cut_;                           // per channel, or empty: one partition
+    PerPartition<std::vector<HandedCredit>> handed_;  // returned over cut channels this window
     // A packet that will not leave this switch: its buffer space is released upstream.
     void discard(const Packet& p, std::uint32_t wire);
     // Past drop_above_bytes: whether the packet is dropped (the channel down, a lossy cable's
@@ -289,7 +296,7 @@ inline Packet Fabric::pop_queued(std::uint32_t ch, std::uint32_t vl, std::uint32
         }
         if (mark) {
             p.flags |= Packet::kCongestionExperienced;
-            ++counters_.ecn_marks;
+            ++counters_.here().ecn_marks;
             ++port.ecn_marks;
         }
     }
@@ -318,14 +325,7 @@ inline void Fabric::launch(std::uint32_t ch, Packet p, std::uint32_t wire, std::
     // serialisation overlaps with its forwarding.
     if (link.cut_through)
         arrival = arrival - (link.clock.time_for(wire) - link.clock.time_for(params_.header_bytes));
-    std::uint32_t slot;
-    if (free_flying_.empty()) {  // grows during warm-up only
-        slot = static_cast<std::uint32_t>(flying_.size());
-        flying_.emplace_back();
-    } else {
-        slot = free_flying_.back();
-        free_flying_.pop_back();
-    }
+    const std::uint32_t slot = flying_.acquire();
     InFlight& f = flying_[slot];
     f.packet = p;
     f.channel = ch;
@@ -337,10 +337,10 @@ inline void Fabric::launch(std::uint32_t ch, Packet p, std::uint32_t wire, std::
 inline Packet Fabric::arrive(std::uint32_t slot, NodeRef& to) {
     // The slot is free again once read: the next launch, often at once, reuses it while hot.
     const InFlight& f = flying_[slot];
-    ++counters_.packet_hops;
+    ++counters_.here().packet_hops;
     to = f.to();
     const Packet p = f.packet;
-    free_flying_.push_back(slot);
+    flying_.release(slot);
     return p;
 }
 
@@ -353,9 +353,10 @@ inline bool Fabric::enqueue(std::uint32_t out, const Packet& p) {
         PfcIngress& in = pfc_[p.credit_channel];
         SharedBuffer& buf = shared_[in.sw];
         if (in.xoff && in.bytes + wire > in.xoff_at + in.headroom) {
-            ++counters_.pfc_headroom_drops;
-            ++counters_.packets_dropped;
-            counters_.payload_dropped += p.payload_bytes;
+            FabricCounters& counters = counters_.here();
+            ++counters.pfc_headroom_drops;
+            ++counters.packets_dropped;
+            counters.payload_dropped += p.payload_bytes;
             return false;
         }
         in.bytes += wire;
@@ -365,7 +366,7 @@ inline bool Fabric::enqueue(std::uint32_t out, const Packet& p) {
             static_cast<double>(in.bytes) >= params_.pfc_alpha * static_cast<double>(free_bytes)) {
             in.xoff = true;
             in.xoff_at = in.bytes;
-            ++counters_.pfc_pauses;
+            ++counters_.here().pfc_pauses;
             sim_.schedule(sim_.now() + ports_[p.credit_channel].credit_delay, p.credit_channel,
                           kPfcPause, transmitter_[p.credit_channel]);
         }
@@ -398,7 +399,7 @@ inline void Fabric::return_credit(std::uint32_t up_channel, std::uint32_t wire, 
     EgressPort& up = ports_[up_channel];
     const Time at = sim_.now() + up.credit_delay;
     if (!cut_.empty() && cut_[up_channel]) [[unlikely]] {
-        handed_.push_back({up_channel, CreditReturn{at, wire, vl}});
+        handed_.here().push_back({up_channel, CreditReturn{at, wire, vl}});
         return;
     }
     up.returning.push_back(CreditReturn{at, wire, vl});

@@ -14,7 +14,9 @@ namespace clustersim {
 
 /// A packet on its way over a link, until its arrival event: the packet, the channel and the
 /// node at the far end (the arrival needs no read of the link).
-struct InFlight {
+// A line of its own: in a windowed run the partition at the far end reads it while the one
+// that launched it fills the slot next to it.
+struct alignas(64) InFlight {
     Packet packet;
     std::uint32_t channel = 0;
     std::uint32_t to_index : 31 = 0;
@@ -23,7 +25,7 @@ struct InFlight {
         return NodeRef{to_switch ? NodeKind::Switch : NodeKind::Endpoint, to_index};
     }
 };
-static_assert(sizeof(InFlight) == 40, "a 32-byte packet, its channel and its far end");
+static_assert(sizeof(InFlight) == 64, "a 32-byte packet, its channel and its far end");
 
 struct alignas(64) Link {
     SerialisationClock clock;

@@ -267,6 +267,7 @@ std::uint32_t Forwarding::node_route(std::uint32_t sw, Packet& p, Time now) {
 void Forwarding::reroute_plane(std::uint32_t plane, bool lost, std::uint32_t fault) {
     const NodeLayout& l = *layout_;
     if (lost_planes_.empty()) lost_planes_.assign(l.nics_per_node, kNone);
+    rerouted_.expect(fault);
     lost_planes_[plane] = lost ? fault : kNone;
     std::vector<std::uint32_t> alive;
     for (std::uint32_t q = 0; q < l.nics_per_node; ++q)
@@ -307,6 +308,7 @@ void Forwarding::reroute_plane(std::uint32_t plane, bool lost, std::uint32_t fau
 }
 
 void Forwarding::set_nic_port_down(std::uint32_t channel, bool down, std::uint32_t fault) {
+    rerouted_.expect(fault);
     const auto channels = graph_.channels();
     const std::uint32_t sw = channels[channel].from.index;
     if (!layout_ || channels[channel].from.kind != NodeKind::Switch ||
@@ -355,6 +357,7 @@ std::uint32_t Forwarding::live_port_toward(const NicPorts& n, std::uint32_t dst,
 void Forwarding::set_routes(const ForwardingTables& tables, std::uint32_t fault) {
     const ForwardingTables& before = *routes_;
     routes_ = &tables;
+    rerouted_.expect(fault);
     const bool rerouted = rerouted_.swap(*base_routes_, before, tables, fault);
     slow_route_ = non_minimal_ != NonMinimal::Never || rerouted;
 }

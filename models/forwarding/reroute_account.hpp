@@ -7,6 +7,7 @@
 // next hops it lost (a group of 32 that lost one: 1/32), as if they had spread evenly. At
 // NICs: packets whose healthy port or plane the fault took. Kept only once a fault has reacted;
 // a healthy run has none.
+#include <atomic>
 #include <cstdint>
 #include <vector>
 
@@ -29,11 +30,17 @@ class RerouteAccount {
                       std::uint64_t bytes) {
         add(owner_[std::size_t{sw} * edges + edge], bytes);
     }
-    /// Payload moved off its healthy way as a whole (NIC bonds, planes) by fault `fault`.
+    /// Fault `fault` has reacted: room for what it moves (made between windows, as faults act
+    /// there, so that partitions' threads never grow the list).
+    void expect(std::uint32_t fault) {
+        if (fault != kNone && fault >= rerouted_.size()) rerouted_.resize(fault + 1, 0);
+    }
+    /// Payload moved off its healthy way as a whole (NIC bonds, planes) by fault `fault`, which
+    /// has been expected. Partitions' threads add at once: only packets a fault moved do.
     void add(std::uint32_t fault, std::uint64_t bytes) {
         if (fault == kNone) return;
-        if (fault >= rerouted_.size()) rerouted_.resize(fault + 1, 0);
-        rerouted_[fault] += bytes;
+        std::atomic_ref<std::uint64_t>(rerouted_.at(fault))
+            .fetch_add(bytes, std::memory_order_relaxed);
     }
     /// Bytes rerouted per fault so far (indexed by fault; shorter when the last ones had none).
     std::vector<std::uint64_t> totals() const;

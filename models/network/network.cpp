@@ -55,7 +55,10 @@ Network::Network(Simulator& sim, const PortGraph& graph, const ForwardingTables&
       faults_(faults && !faults->actions.empty() ? faults : nullptr) {
     sim.set_processes(processes_.count);
     sim.set_partitions(partitions_.of_process, partitions_.count, partitions_.lookahead);
-    fabric_.set_cut(partitions_.cut);
+    fabric_.set_cut(partitions_.cut, partitions_.count);
+    transport_.set_partitions(partitions_.count);
+    dag_.set_partitions(partitions_.count);
+    tally_.resize(partitions_.count);
     tasks_.ties = {};  // read once, by the partitioning
     if (faults_) {
         channel_fault_.assign(graph.channel_count(), kNone);
@@ -74,9 +77,10 @@ Network::Network(Simulator& sim, const PortGraph& graph, const ForwardingTables&
 }
 
 void Network::handle(const Event& e) {
-    // Within a window partitions run one after another, so times are not met in order.
-    if (e.kind != kSample && e.kind != kTierSample && e.time > last_activity_)
-        last_activity_ = e.time;
+    // Within a window partitions run apart, so times are not met in order.
+    Tally& tally = tally_.here();
+    if (e.kind != kSample && e.kind != kTierSample && e.time > tally.last_activity)
+        tally.last_activity = e.time;
     switch (e.kind) {
         case kLinkArrival:
             on_link_arrival(e.target);
@@ -128,8 +132,10 @@ void Network::handle(const Event& e) {
     }
     // With reliable connections, retransmission timers stay queued after their messages are
     // acknowledged; once everything is done and nothing is in flight the run is over, so a
-    // timeout far beyond it costs no event and does not stretch its end.
-    if (reliable_ && packets_live_ == 0 && all_finished()) sim_.request_stop();
+    // timeout far beyond it costs no event and does not stretch its end. (Windowed: asked at
+    // the window's end, where the partitions' counts add up.)
+    if (reliable_ && !sim_.windowed() && tally.packets_live == 0 && all_finished())
+        sim_.request_stop();
 }
 
 void Network::service_port(std::uint32_t ch) {
@@ -167,7 +173,9 @@ void Network::service_port(std::uint32_t ch) {
         if (reliable_ && p.kind == PacketKind::Data && transport_.arm_timer(p.message, sim_.now()))
             sim_.schedule(sim_.now() + params_.first_timeout(), p.message, kRetransmitTimer,
                           sender_process(p.message));
-        if (++packets_live_ > packets_peak_) packets_peak_ = packets_live_;
+        Tally& tally = tally_.here();
+        if (++tally.packets_live > static_cast<std::int64_t>(packets_peak_) && !sim_.windowed())
+            packets_peak_ = static_cast<std::size_t>(tally.packets_live);
         more = transport_.has_more(ch);
     } else {
         p = fabric_.pop_queued(ch, vl, wire);
@@ -188,13 +196,13 @@ void Network::on_link_arrival(std::uint32_t slot) {
     if (to.kind == NodeKind::Switch) {
         const std::uint32_t out = forwarding_.route(to.index, p, sim_.now());
         if (!fabric_.enqueue(out, p)) {
-            --packets_live_;
+            --tally_.here().packets_live;
             return;
         }
         if (fabric_.may_serve(out)) service_port(out);
         return;
     }
-    --packets_live_;
+    --tally_.here().packets_live;
     bool done = false;
     if (p.kind == PacketKind::Data) {
         const Delivery d = transport_.receive(p, sim_.now());
@@ -278,7 +286,7 @@ void Network::sample_tiers() {
 
 void Network::finish_message(std::uint32_t m) {
     transport_.state(m).finished = sim_.now();
-    ++messages_finished_;
+    ++tally_.here().messages_finished;
     dag_.complete({TaskKind::Transfer, m}, Completion::Done);
 }
 
@@ -288,7 +296,8 @@ void Network::apply_fault(std::uint32_t action) {
     std::uint64_t payload = 0;
     switch (a.kind) {
         case FaultActionKind::ChannelDown:
-            packets_live_ -= fabric_.set_down(ch, true, payload);
+            tally_.here().packets_live -=
+                static_cast<std::int64_t>(fabric_.set_down(ch, true, payload));
             channel_fault_[ch] = a.fault;
             break;
         case FaultActionKind::ChannelUp:
@@ -356,8 +365,8 @@ std::vector<FaultOutcome> Network::fault_outcomes() const {
 }
 
 NetworkCounters Network::counters() const {
-    const FabricCounters& f = fabric_.counters();
-    const TransportCounters& t = transport_.counters();
+    const FabricCounters f = fabric_.counters();
+    const TransportCounters t = transport_.counters();
     NetworkCounters c;
     c.payload_sent = t.payload_sent;
     c.payload_delivered = t.payload_delivered;
@@ -377,7 +386,8 @@ NetworkCounters Network::counters() const {
     c.timeouts = t.timeouts;
     c.connections_failed = t.connections_failed;
     c.packet_hops = f.packet_hops;
-    c.messages_finished = messages_finished_;
+    for (std::uint32_t q = 0; q < tally_.size(); ++q)
+        c.messages_finished += tally_[q].messages_finished;
     c.computes_finished = dag_.computes_finished();
     return c;
 }

@@ -87,16 +87,21 @@ class Network {
             series_.sample(end, fabric_.links(), fabric_.ports());
     }
     /// When the last event other than a sample ran: the run's end (samples never extend it).
-    Time last_activity() const { return last_activity_; }
+    Time last_activity() const {
+        Time t;
+        for (std::uint32_t q = 0; q < tally_.size(); ++q) t = std::max(t, tally_[q].last_activity);
+        return t;
+    }
     void handle(const Event& e);
     /// Starts loading what the event will read first (the packet a link delivers, the port a
     /// wake-up serves); a hint, no state changes.
     /// A window of the partitioned run is over (sim/simulator.hpp): credits returned over cut
     /// channels reach their ports; the packets alive are counted.
     void end_window() {
-        fabric_.hand_over_credits();
-        if (packets_live_ > window_peak_) window_peak_ = packets_live_;
-        if (reliable_ && packets_live_ == 0 && all_finished()) sim_.request_stop();
+        fabric_.end_window();
+        const std::size_t live = packets_in_flight();
+        if (live > window_peak_) window_peak_ = live;
+        if (reliable_ && live == 0 && all_finished()) sim_.request_stop();
     }
     const Partitions& partitions() const { return partitions_; }
     void prefetch(const Event& e) const {
@@ -107,7 +112,9 @@ class Network {
     }
 
     bool all_finished() const {
-        return messages_finished_ == workload_.messages.size() &&
+        std::uint64_t messages = 0;
+        for (std::uint32_t q = 0; q < tally_.size(); ++q) messages += tally_[q].messages_finished;
+        return messages == workload_.messages.size() &&
                dag_.computes_finished() == workload_.computes.size();
     }
     NetworkCounters counters() const;
@@ -120,7 +127,11 @@ class Network {
     std::span<const Link> links() const { return fabric_.links(); }
     std::span<const EgressPort> ports() const { return fabric_.ports(); }
     const PortGraph& graph() const { return graph_; }
-    std::size_t packets_in_flight() const { return packets_live_; }
+    std::size_t packets_in_flight() const {
+        std::int64_t live = 0;  // one partition's may be negative: sent in one, ended in another
+        for (std::uint32_t q = 0; q < tally_.size(); ++q) live += tally_[q].packets_live;
+        return static_cast<std::size_t>(live);
+    }
     /// Packets alive at once, at most: over every event in one partition; at the ends of
     /// windows when there are more (within a window partitions run one after another).
     std::size_t peak_packets() const {
@@ -153,13 +164,18 @@ class Network {
     Forwarding forwarding_;
     RdmaTransport transport_;
     DagRuntime dag_;
-    std::size_t packets_live_ = 0, packets_peak_ = 0, window_peak_ = 0;
-    std::uint64_t messages_finished_ = 0;
+    // What each partition counts as it runs (sim/per_partition.hpp); read summed.
+    struct Tally {
+        std::int64_t packets_live = 0;  // launched by its senders less those it ended
+        std::uint64_t messages_finished = 0;
+        Time last_activity;  // its last event other than a sample
+    };
+    PerPartition<Tally> tally_;
+    std::size_t packets_peak_ = 0, window_peak_ = 0;
     bool reliable_ = false;  // ACKs, NACKs and retransmission timers run
     bool paced_ = false;     // congestion control paces the senders
     std::vector<QueueSample> samples_;
     TierSeries series_;
-    Time last_activity_;
     std::vector<std::uint8_t> int_egress_;  // per channel: stamps HPCC hop records
     bool samples_truncated_ = false;
     void sample();

@@ -24,6 +24,7 @@ SimulationResult simulate(const PortGraph& graph, const ForwardingTables& routes
     Network net(sim, graph, routes, workload, params, layout, options.faults,
                 !options.one_partition);
     net.start();
+    sim.set_threads(options.threads);
 
     using Clock = std::chrono::steady_clock;
     const auto wall_start = Clock::now();
@@ -104,6 +105,7 @@ SimulationResult simulate(const PortGraph& graph, const ForwardingTables& routes
     r.partitions = net.partitions().count;
     r.lookahead = net.partitions().lookahead;
     r.cut_channels = net.partitions().cut_channels;
+    r.windows = sim.windows_run();
     r.single_partition_reason = net.partitions().single_reason;
     r.path_spread = net.path_spread();
     r.faults = net.fault_outcomes();

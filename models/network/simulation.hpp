@@ -21,6 +21,9 @@ struct SimulationOptions {
     const FaultPlan* faults = nullptr;  // faults: what breaks, and when
     // One partition, no windows (Network's `partition`): for comparisons with the windowed run.
     bool one_partition = false;
+    // Threads that run the partitions of a window (sim/simulator.hpp): results do not depend
+    // on them. An execution setting: never part of a scenario's resolved values.
+    std::uint32_t threads = 1;
 };
 
 struct ChannelUsage {
@@ -64,6 +67,7 @@ struct SimulationResult {
     std::uint32_t partitions = 1;
     Time lookahead = Time::never();
     std::uint64_t cut_channels = 0;
+    std::uint64_t windows = 0;  // windows run (0: one partition)
     std::string single_partition_reason;
     PathSpread path_spread;
     std::vector<FaultOutcome> faults;  // per fault of SimulationOptions::faults

@@ -116,13 +116,13 @@ Delivery RdmaTransport::receive(const Packet& p, Time now) {
         Time& last = paced_[m].last_cnp;
         if (last == Time::never() || now - last >= cnp_interval_) {
             last = now;
-            ++counters_.cnps;
+            ++counters_.here().cnps;
             d.reply_channel = reply(m, PacketKind::Cnp, 0);
         }
     }
     auto duplicate = [&](std::uint32_t next_expected) {
-        ++counters_.duplicate_packets;
-        counters_.payload_redundant += p.payload_bytes;
+        ++counters_.here().duplicate_packets;
+        counters_.here().payload_redundant += p.payload_bytes;
         // Tell the sender again how far it got: its ACK may have been lost.
         if (reliable) d.reply_channel = reply(m, PacketKind::Ack, next_expected);
         return d;
@@ -130,14 +130,8 @@ Delivery RdmaTransport::receive(const Packet& p, Time now) {
     std::uint32_t& slot = receiver_of_[m];
     if (slot == kReceived) return duplicate(total);  // all of it is here already
     if (slot == kNone) {
-        if (free_receivers_.empty()) {
-            slot = static_cast<std::uint32_t>(receivers_.size());
-            receivers_.emplace_back();
-        } else {
-            slot = free_receivers_.back();
-            free_receivers_.pop_back();
-            receivers_[slot] = Receiver{};
-        }
+        slot = receivers_.acquire();
+        receivers_[slot] = Receiver{};
     }
     Receiver& r = receivers_[slot];
     if (p.sequence < r.next_expected) return duplicate(r.next_expected);
@@ -145,8 +139,8 @@ Delivery RdmaTransport::receive(const Packet& p, Time now) {
     const std::uint32_t off = p.sequence - r.next_expected;
     if (off > 0) {
         if (reliable && params_.retransmission == Retransmission::GoBackN) {
-            ++counters_.discarded_out_of_order;
-            counters_.payload_redundant += p.payload_bytes;
+            ++counters_.here().discarded_out_of_order;
+            counters_.here().payload_redundant += p.payload_bytes;
         } else {
             if (!mark_ahead(r, off - 1)) return duplicate(r.next_expected);
             accept(r, p);
@@ -167,7 +161,7 @@ Delivery RdmaTransport::receive(const Packet& p, Time now) {
     }
     if (d.completes) {
         // Whole (advance has given back any spill words): the slot serves the next message.
-        free_receivers_.push_back(slot);
+        receivers_.release(slot);
         slot = kReceived;
     }
     return d;
@@ -177,13 +171,7 @@ bool RdmaTransport::mark_ahead(Receiver& r, std::uint32_t bit) {
     std::uint64_t* word = &r.ahead;
     if (bit >= 64) {
         if (r.spill == kNone) {
-            if (free_spill_.empty()) {
-                r.spill = static_cast<std::uint32_t>(spill_.size());
-                spill_.emplace_back();
-            } else {
-                r.spill = free_spill_.back();
-                free_spill_.pop_back();
-            }
+            r.spill = spill_.acquire();
         }
         std::vector<std::uint64_t>& more = spill_[r.spill];
         const std::size_t w = bit / 64 - 1;
@@ -207,7 +195,7 @@ void RdmaTransport::advance(Receiver& r) {
             r.ahead |= shift_down_one(more) << 63;
             if (std::all_of(more.begin(), more.end(), [](std::uint64_t w) { return w == 0; })) {
                 more.clear();  // its capacity kept for the next message that spills
-                free_spill_.push_back(r.spill);
+                spill_.release(r.spill);
                 r.spill = kNone;
             }
         }
@@ -216,8 +204,8 @@ void RdmaTransport::advance(Receiver& r) {
 
 void RdmaTransport::accept(Receiver& r, const Packet& p) {
     r.bytes += p.payload_bytes;
-    counters_.payload_delivered += p.payload_bytes;
-    ++counters_.packets_delivered;
+    counters_.here().payload_delivered += p.payload_bytes;
+    ++counters_.here().packets_delivered;
 }
 
 std::uint32_t RdmaTransport::reply(std::uint32_t m, PacketKind kind, std::uint32_t sequence) {
@@ -235,7 +223,7 @@ std::uint32_t RdmaTransport::reply(std::uint32_t m, PacketKind kind, std::uint32
     c.kind = kind;
     if (workload_.sent_via_nic(m)) c.flags |= Packet::kViaNic;  // back the way it came
     sender_of(ch).control.push_back(c);
-    ++(kind == PacketKind::Ack ? counters_.acks : counters_.nacks);
+    ++(kind == PacketKind::Ack ? counters_.here().acks : counters_.here().nacks);
     return ch;
 }
 
@@ -265,13 +253,13 @@ Packet RdmaTransport::take_reliable(Sender& nic, std::uint32_t m, Packet p, Time
         static_cast<std::uint32_t>(std::min<std::uint64_t>(spec.bytes - offset, params_.mtu_bytes));
     if (st.first_sent == Time::never()) st.first_sent = now;
     if (seq < o.sent_through) {
-        ++counters_.retransmitted_packets;
+        ++counters_.here().retransmitted_packets;
     } else {
         o.sent_through = seq + 1;
         if (o.sent_through == total) sent_all = true;
     }
-    counters_.payload_sent += p.payload_bytes;
-    ++counters_.packets_sent;
+    counters_.here().payload_sent += p.payload_bytes;
+    ++counters_.here().packets_sent;
     if (o.next_packet >= total && o.resend == kNone) {
         // Nothing left to send unless a NACK or a timeout brings it back.
         o.next_packet = total;
@@ -402,7 +390,7 @@ std::uint32_t RdmaTransport::on_timer(std::uint32_t m, Time now, Time& next) {
         next = due;
         return kNone;
     }
-    ++counters_.timeouts;
+    ++counters_.here().timeouts;
     ++o.retries;
     const bool adaptive = params_.adaptive_initial_timeout > Time::zero();
     const bool give_up = adaptive ? now - o.progressed >= params_.adaptive_total_timeout()
@@ -413,7 +401,7 @@ std::uint32_t RdmaTransport::on_timer(std::uint32_t m, Time now, Time& next) {
         // sends nothing more and ignores late ACKs and NACKs; the run will report it stalled.
         o.timer = false;
         o.failed = true;
-        ++counters_.connections_failed;
+        ++counters_.here().connections_failed;
         if (o.active) {
             Sender& nic = sender_of(sender_channel(m));
             const auto at = std::find_if(nic.active.begin(), nic.active.end(),

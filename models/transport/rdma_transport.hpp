@@ -24,6 +24,8 @@
 #include "models/network/network_params.hpp"
 #include "models/network/node_layout.hpp"
 #include "models/network/port_graph.hpp"
+#include "sim/partitioned_pool.hpp"
+#include "sim/per_partition.hpp"
 #include "sim/random.hpp"
 #include "sim/ring_buffer.hpp"
 
@@ -115,7 +117,13 @@ class RdmaTransport {
     }
     static std::uint64_t bytes_per_receiver() { return sizeof(Receiver) + sizeof(std::uint32_t); }
     /// Receiver slots made so far: the most messages that were arriving at once.
-    std::size_t receiver_slots() const { return receivers_.size(); }
+    std::size_t receiver_slots() const { return receivers_.slots(); }
+    /// A windowed run's partitions (sim/simulator.hpp): counters and receiver slots apart.
+    void set_partitions(std::uint32_t partitions) {
+        counters_.resize(partitions);
+        receivers_.set_partitions(partitions);
+        spill_.set_partitions(partitions);
+    }
 
     MessageState& state(std::uint32_t m) { return state_[m]; }
     /// Distinct payload bytes of message m received so far (all of them once it is whole).
@@ -129,7 +137,7 @@ class RdmaTransport {
     /// The messages' states, moved out once the run is over (the result keeps them; no copy
     /// doubles them at the run's peak).
     std::vector<MessageState> take_messages() { return std::move(state_); }
-    const TransportCounters& counters() const { return counters_; }
+    TransportCounters counters() const { return counters_.sum(); }
 
   private:
     // A message in its sender's round-robin, with the packets cut from it so far (senders
@@ -204,11 +212,9 @@ class RdmaTransport {
     // Per message: its receiver's slot, kNone before its first packet, kReceived once whole.
     static constexpr std::uint32_t kReceived = kNone - 1;
     std::vector<std::uint32_t> receiver_of_;
-    std::vector<Receiver> receivers_;  // slots, for the messages being received
-    std::vector<std::uint32_t> free_receivers_;
-    std::vector<std::vector<std::uint64_t>> spill_;  // Receiver::spill words, reused
-    std::vector<std::uint32_t> free_spill_;
-    std::vector<Outgoing> outgoing_;  // per message (reliable connections only)
+    PartitionedPool<Receiver> receivers_;                // slots, for the messages being received
+    PartitionedPool<std::vector<std::uint64_t>> spill_;  // Receiver::spill words, reused
+    std::vector<Outgoing> outgoing_;                     // per message (reliable connections only)
     // Congestion control, per message (queue pair): pacing, and the algorithm's own state in
     // the alternative of cc_ that the run chose (CongestionControlList).
     struct Paced {
@@ -238,7 +244,7 @@ class RdmaTransport {
     std::uint32_t ack_every_ = 1;
     std::vector<double> line_bps_;  // per message: its sender channel's rate
     void pace(std::uint32_t m, Packet& p, Time now);
-    TransportCounters counters_;
+    PerPartition<TransportCounters> counters_;
 };
 
 // The per-packet path, inline.
@@ -292,8 +298,9 @@ inline Packet RdmaTransport::take_packet(std::uint32_t ch, Time now, bool& sent_
     if (!paced_.empty()) pace(m, p, now);
     if (turn.cut == 0) st.first_sent = now;
     ++turn.cut;
-    counters_.payload_sent += payload;
-    ++counters_.packets_sent;
+    TransportCounters& counters = counters_.here();
+    counters.payload_sent += payload;
+    ++counters.packets_sent;
     sent_all = offset + payload == spec.bytes;
     if (sent_all) {
         // The following message moves into this index: it is next in turn.

@@ -23,6 +23,7 @@ struct RunOptions {
     bool quiet = false, report = false, baseline = false;
     std::uint64_t trace_limit = kDefaultTraceLimit;
     MessagesChoice messages = MessagesChoice::Auto;
+    std::optional<std::uint32_t> threads;  // overrides sim.threads
 };
 
 std::optional<std::uint64_t> parse_seed(const std::optional<std::string>& text) {
@@ -40,7 +41,8 @@ std::optional<std::uint64_t> parse_seed(const std::optional<std::string>& text) 
 int run(const RunOptions& o) {
     if (o.report && o.out_dir.empty())
         throw InputError("--report", "needs --out (expected a folder to write into)");
-    const Scenario s = load(o.scenario, parse_seed(o.seed_text));
+    Scenario s = load(o.scenario, parse_seed(o.seed_text));
+    if (o.threads) s.sim.threads = *o.threads;
     PreparedRun prepared = prepare_run(s);
     const RunEstimate& est = prepared.estimate;
     // No limit is set by default, but a run of hours should not start unannounced.
@@ -95,6 +97,10 @@ Subcommand add_run(CLI::App& app) {
     sub->add_option("--seed", o->seed_text, "override the scenario's seed (0 to 2^64 - 1)");
     sub->add_option("--out", o->out_dir, "write results.json and messages.csv to this folder")
         ->check(non_empty_path);
+    sub->add_option("--threads", o->threads,
+                    "threads that simulate the run's partitions together (results identical to "
+                    "one thread's; as sim.threads)")
+        ->check(CLI::Range(1u, 1024u));
     sub->add_flag("--quiet", o->quiet, "no summary table or progress line");
     sub->add_option("--trace-limit", o->trace_limit,
                     "at most this many events in trace.json (messages are cut first)")

@@ -219,6 +219,7 @@ Json run_results_json(const Scenario& s, const Topology& t, const Topology& simu
     sim["partitions"] = r.partitions;
     sim["lookahead_ns"] = r.partitions > 1 ? Json(r.lookahead.ns()) : Json(nullptr);
     sim["cut_channels"] = r.cut_channels;
+    sim["windows"] = r.windows;
     if (!r.single_partition_reason.empty())
         sim["single_partition_reason"] = r.single_partition_reason;
     if (r.fingerprint) sim["event_fingerprint"] = fmt::format("{:016x}", *r.fingerprint);

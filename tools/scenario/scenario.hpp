@@ -151,6 +151,9 @@ struct Scenario {
         double max_memory_gb = 0;      // 0: three quarters of the machine's memory
         std::uint64_t sample_rows = 1000000;
         std::uint32_t replicates = 1;  // seeds run: seed .. seed + replicates - 1
+        // Threads for one run's partitions (sim.threads, --threads): an execution setting,
+        // kept out of `resolved` (results do not depend on it, and must compare).
+        std::uint32_t threads = 1;
     } sim;
 
     std::map<std::string, SourcePosition> positions;

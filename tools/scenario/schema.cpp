@@ -181,6 +181,7 @@ static std::vector<KeySpec> core_keys() {
         number("sim.max_memory_gb", 1e-3, 1e9, "3/4 of what the process may use (machine, ulimit, cgroup)", "a run whose memory estimate (shown by check and topo) exceeds this is refused before anything is built"),
         number("sim.sample_us", 0, 1e9, "0 (off)", "every this many us, record each egress queue that holds bytes or is paused (queues.csv under --out)"),
         integer("sim.replicates", 1, 1000, "1", "seeds run (seed, seed + 1, ...): results keep the first seed's detail; each headline number K of decode, prefill and training becomes the mean, with K_ci95 the half-width of its 95 % interval"),
+        integer("sim.threads", 1, 1024, "1", "threads that simulate one run's partitions together; results are identical to one thread's (an execution setting: not in resolved_scenario)"),
         integer("sim.sample_rows", 1, 1e8, "1000000", "at most this many queue samples (results.json samples.truncated says if reached)"),
         list("faults", "none", "what breaks, and when: one entry per fault (docs/faults.md)"),
         choice("faults.kind", {kFaultKindNames.begin(), kFaultKindNames.end()}, {}, "(required)", "what fails: a cable, a switch, a GPU (slow: a straggler; hang: stops computing and sending)"),
