@@ -35,11 +35,20 @@ const char* kChromium =
     "chromium --headless=new --no-sandbox --disable-gpu --hide-scrollbars "
     "--enable-logging=stderr --v=0 --window-size=1000,2600 ";
 
+// Headless Chromium now and then never exits (a CI run waited 1,500 s on it while the page had
+// rendered in seconds before and after): bounded, and tried once more when it was cut off.
+Shell chromium(const std::string& args, const std::filesystem::path& dir) {
+    const std::string cmd = "timeout -k 10 180 " + std::string(kChromium) + args;
+    Shell r = shell(cmd, dir);
+    if (r.exit_code == 124 || r.exit_code == 137) r = shell(cmd, dir);
+    return r;
+}
+
 void check_page(const std::filesystem::path& dir, const std::vector<std::string>& plots) {
     const auto page = dir / "out" / "report.html";
     REQUIRE(std::filesystem::exists(page));
     const std::string url = "file://" + page.string();
-    const Shell dom = shell(std::string(kChromium) + "--dump-dom " + url, dir);
+    const Shell dom = chromium("--dump-dom " + url, dir);
     REQUIRE(dom.exit_code == 0);
     for (const auto& id : plots) {
         INFO(id);
@@ -50,8 +59,7 @@ void check_page(const std::filesystem::path& dir, const std::vector<std::string>
     // Console output of any kind (errors, CSP-blocked requests) fails the page.
     CHECK(dom.out.find(":CONSOLE") == std::string::npos);
     const auto shot = dir / "shot.png";
-    const Shell png =
-        shell(std::string(kChromium) + "--screenshot=" + shot.string() + " " + url, dir);
+    const Shell png = chromium("--screenshot=" + shot.string() + " " + url, dir);
     REQUIRE(png.exit_code == 0);
     CHECK(png.out.find(":CONSOLE") == std::string::npos);
     // Not blank: the screenshot has many colours (lines, text, bars), counted by Debian's
