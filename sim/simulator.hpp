@@ -247,17 +247,23 @@ class Simulator {
         return stop_requested_.load(std::memory_order_relaxed);
     }
 
-    // One event, on the plain loop or the observer's queue.
+    // The next event of `queue`, with the clock, process and count of whoever runs it (the
+    // simulator's own on the plain loop and the observer's queue, a partition's in a window).
     template <bool Fingerprint, class H>
-    void run_one(H& handler, EventQueue& queue) {
+    void handle_next(H& handler, EventQueue& queue, Time& now, std::uint32_t& current,
+                     std::uint64_t& events) {
         const Event e = queue.pop();
         if constexpr (PrefetchingHandler<H>)
             if (!queue.empty()) handler.prefetch(queue.top());
-        now_ = e.time;
-        current_ = e.process;
-        ++events_processed_;
-        if constexpr (Fingerprint) fold(process_state_[current_].fingerprint, e);
+        now = e.time;
+        current = e.process;
+        ++events;
+        if constexpr (Fingerprint) fold(process_state_[e.process].fingerprint, e);
         handler.handle(e);
+    }
+    template <bool Fingerprint, class H>
+    void run_one(H& handler, EventQueue& queue) {
+        handle_next<Fingerprint>(handler, queue, now_, current_, events_processed_);
     }
 
     // A partition's events up to `last`, on the calling thread.
@@ -267,16 +273,8 @@ class Simulator {
         EventQueue& queue = queues_[p];
         running_ = &r;
         try {
-            while (!queue.empty() && queue.top().time <= last) {
-                const Event e = queue.pop();
-                if constexpr (PrefetchingHandler<H>)
-                    if (!queue.empty()) handler.prefetch(queue.top());
-                r.now = e.time;
-                r.current = e.process;
-                ++r.events;
-                if constexpr (Fingerprint) fold(process_state_[e.process].fingerprint, e);
-                handler.handle(e);
-            }
+            while (!queue.empty() && queue.top().time <= last)
+                handle_next<Fingerprint>(handler, queue, r.now, r.current, r.events);
         } catch (...) {
             r.error = std::current_exception();
         }

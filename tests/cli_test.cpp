@@ -352,3 +352,32 @@ TEST_CASE("resolved_scenario holds every value the run used: run again, it gives
         CHECK(x.dump() == y.dump());
     }
 }
+
+TEST_CASE(
+    "sim.threads and --threads choose the threads a run's partitions run on, and stay out of "
+    "resolved_scenario",
+    "[cli][system][threads]") {
+    const std::string scen = source_path("scenarios/ft2-alltoall.yaml") +
+                             " --set topology.endpoints=32 --set workload.message_bytes=16KiB";
+    auto threads_line = [](const std::string& out) {
+        const auto at = out.find("partitions / threads");
+        return at == std::string::npos ? std::string() : out.substr(at, out.find('\n', at) - at);
+    };
+    const auto one = run_cli("run " + scen);
+    const auto two = run_cli("run " + scen + " --set sim.threads=2");
+    const auto flag = run_cli("run " + scen + " --set sim.threads=1 --threads 2");
+    REQUIRE(one.exit_code == 0);
+    REQUIRE(two.exit_code == 0);
+    REQUIRE(flag.exit_code == 0);
+    CHECK_THAT(threads_line(one.out), Catch::Matches("partitions / threads +[2-9][0-9]* +1"));
+    CHECK_THAT(threads_line(two.out), Catch::Matches("partitions / threads +[2-9][0-9]* +2"));
+    CHECK(threads_line(flag.out) == threads_line(two.out));
+    // An execution setting: the results, resolved scenario included, are one thread's.
+    const auto a = run_cli("run " + scen + " --json");
+    const auto b = run_cli("run " + scen + " --set sim.threads=2 --json");
+    REQUIRE(a.exit_code == 0);
+    REQUIRE(b.exit_code == 0);
+    const Json ja = Json::parse(a.out), jb = Json::parse(b.out);
+    CHECK_FALSE(jb.at("resolved_scenario").value("sim", Json::object()).contains("threads"));
+    CHECK(without_wall_clock(ja).dump() == without_wall_clock(jb).dump());
+}

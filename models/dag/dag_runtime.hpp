@@ -51,11 +51,7 @@ class DagRuntime {
 
     /// Whether anything waits for this completion (no event is needed for one nobody awaits).
     bool awaited(TaskRef t, Completion on) const { return !graph_->successors(t, on).empty(); }
-    std::uint64_t computes_finished() const {
-        std::uint64_t n = 0;
-        for (std::uint32_t q = 0; q < computes_finished_.size(); ++q) n += computes_finished_[q];
-        return n;
-    }
+    std::uint64_t computes_finished() const { return computes_finished_.sum(); }
     /// A windowed run's partitions (sim/simulator.hpp): the count of finished tasks apart.
     void set_partitions(std::uint32_t partitions) { computes_finished_.resize(partitions); }
     std::span<const ComputeState> computes() const { return compute_state_; }

@@ -386,8 +386,7 @@ NetworkCounters Network::counters() const {
     c.timeouts = t.timeouts;
     c.connections_failed = t.connections_failed;
     c.packet_hops = f.packet_hops;
-    for (std::uint32_t q = 0; q < tally_.size(); ++q)
-        c.messages_finished += tally_[q].messages_finished;
+    c.messages_finished = total().messages_finished;
     c.computes_finished = dag_.computes_finished();
     return c;
 }

@@ -87,11 +87,7 @@ class Network {
             series_.sample(end, fabric_.links(), fabric_.ports());
     }
     /// When the last event other than a sample ran: the run's end (samples never extend it).
-    Time last_activity() const {
-        Time t;
-        for (std::uint32_t q = 0; q < tally_.size(); ++q) t = std::max(t, tally_[q].last_activity);
-        return t;
-    }
+    Time last_activity() const { return total().last_activity; }
     void handle(const Event& e);
     /// Starts loading what the event will read first (the packet a link delivers, the port a
     /// wake-up serves); a hint, no state changes.
@@ -112,9 +108,7 @@ class Network {
     }
 
     bool all_finished() const {
-        std::uint64_t messages = 0;
-        for (std::uint32_t q = 0; q < tally_.size(); ++q) messages += tally_[q].messages_finished;
-        return messages == workload_.messages.size() &&
+        return total().messages_finished == workload_.messages.size() &&
                dag_.computes_finished() == workload_.computes.size();
     }
     NetworkCounters counters() const;
@@ -127,11 +121,7 @@ class Network {
     std::span<const Link> links() const { return fabric_.links(); }
     std::span<const EgressPort> ports() const { return fabric_.ports(); }
     const PortGraph& graph() const { return graph_; }
-    std::size_t packets_in_flight() const {
-        std::int64_t live = 0;  // one partition's may be negative: sent in one, ended in another
-        for (std::uint32_t q = 0; q < tally_.size(); ++q) live += tally_[q].packets_live;
-        return static_cast<std::size_t>(live);
-    }
+    std::size_t packets_in_flight() const { return static_cast<std::size_t>(total().packets_live); }
     /// Packets alive at once, at most: over every event in one partition; at the ends of
     /// windows when there are more (within a window partitions run one after another).
     std::size_t peak_packets() const {
@@ -171,6 +161,17 @@ class Network {
         Time last_activity;  // its last event other than a sample
     };
     PerPartition<Tally> tally_;
+    // Over the partitions: counts added (a partition's packets alive may be negative: sent in
+    // one, ended in another), the latest activity.
+    Tally total() const {
+        Tally t;
+        for (std::uint32_t q = 0; q < tally_.size(); ++q) {
+            t.packets_live += tally_[q].packets_live;
+            t.messages_finished += tally_[q].messages_finished;
+            t.last_activity = std::max(t.last_activity, tally_[q].last_activity);
+        }
+        return t;
+    }
     std::size_t packets_peak_ = 0, window_peak_ = 0;
     bool reliable_ = false;  // ACKs, NACKs and retransmission timers run
     bool paced_ = false;     // congestion control paces the senders

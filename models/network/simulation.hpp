@@ -68,6 +68,9 @@ struct SimulationResult {
     Time lookahead = Time::never();
     std::uint64_t cut_channels = 0;
     std::uint64_t windows = 0;  // windows run (0: one partition)
+    // Threads that ran the windows (at most one per partition): said on the summary, never in
+    // results, which must be the same whatever it was.
+    std::uint32_t threads = 1;
     std::string single_partition_reason;
     PathSpread path_spread;
     std::vector<FaultOutcome> faults;  // per fault of SimulationOptions::faults

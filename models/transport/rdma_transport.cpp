@@ -204,8 +204,9 @@ void RdmaTransport::advance(Receiver& r) {
 
 void RdmaTransport::accept(Receiver& r, const Packet& p) {
     r.bytes += p.payload_bytes;
-    counters_.here().payload_delivered += p.payload_bytes;
-    ++counters_.here().packets_delivered;
+    TransportCounters& counters = counters_.here();
+    counters.payload_delivered += p.payload_bytes;
+    ++counters.packets_delivered;
 }
 
 std::uint32_t RdmaTransport::reply(std::uint32_t m, PacketKind kind, std::uint32_t sequence) {

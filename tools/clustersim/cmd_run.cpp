@@ -78,7 +78,9 @@ int run(const RunOptions& o) {
         std::cout << run_summary_table(outcome.results)
                   << fmt::format("  {:<26}{:>16.1f}{:>12.1f}\n", "memory est. / peak [MB]",
                                  static_cast<double>(est.memory_bytes()) / 1e6,
-                                 static_cast<double>(peak_memory_bytes()) / 1e6);
+                                 static_cast<double>(peak_memory_bytes()) / 1e6)
+                  << fmt::format("  {:<26}{:>16}{:>12}\n", "partitions / threads",
+                                 outcome.result.partitions, outcome.result.threads);
     int rc = kExitOk;
     if (const std::string stop = run_stop_report(s, prepared, outcome.result); !stop.empty()) {
         std::cerr << "clustersim: " << stop;
