@@ -1,8 +1,9 @@
 #pragma once
 // A FIFO over a power-of-two array that only grows (during warm-up), then reuses its storage:
-// used for queued and in-flight packets and for credits travelling back to a sender. The
-// header is 24 bytes (a pointer and three 32-bit counters) so that the port and link records
-// holding several of them fit in one or two cache lines. The array has lines of its own:
+// for short queues every owner keeps (credits travelling back to a sender, a NIC's ACKs, a
+// GPU's waiting kernels). Packet queues, which grow long at a few ports at a time, borrow
+// chunks instead (sim/chunked_fifo.hpp). The header is 24 bytes (a pointer and three 32-bit
+// counters) so that the port records holding them fit in few cache lines. The array has lines of its own:
 // rings of ports that partitions' threads use apart must not share one.
 #include <algorithm>
 #include <cstddef>

@@ -252,7 +252,7 @@ TEST_CASE("a credit over a cut channel reaches the upstream port only when the w
     REQUIRE(out != kNone);
     std::vector<bool> cut(g.channel_count(), false);
     cut[up] = true;
-    fabric.set_cut(cut, 2);
+    fabric.set_cut(cut, 2, std::vector<std::uint32_t>(lp.count + 1, 0));
     Packet p;
     p.payload_bytes = 4096;
     p.credit_channel = up;

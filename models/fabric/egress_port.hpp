@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "models/network/packet.hpp"
+#include "sim/chunked_fifo.hpp"
 #include "sim/ring_buffer.hpp"
 #include "sim/time.hpp"
 
@@ -26,14 +27,15 @@ struct alignas(64) EgressPort {
     // Line 1: what every service and enqueue reads.
     Time busy_until;                 // transmitter free from this time
     Time wake_at = Time::never();    // the one pending wake-up event, if any
-    RingBuffer<Packet> queue;        // lane 0: the only lane in fat trees
+    ChunkedFifo<Packet> queue;       // lane 0: the only lane in fat trees
     std::uint64_t queued_bytes = 0;  // over all lanes
     Time tail_at = Time::never();    // when the last packet was queued (ties: tie_winner)
     std::uint8_t next_vl = 0;        // round-robin among lanes
     bool unlimited_credits = true;   // lossy mode, or a receiver that always sinks (a host)
     bool waiting_for_credit = false;
-    bool paused = false;  // PFC: stopped by the far end's pause frame
-    bool down = false;    // a fault stopped it (faults: link_down, switch_down, ...)
+    bool paused = false;         // PFC: stopped by the far end's pause frame
+    bool down = false;           // a fault stopped it (faults: link_down, switch_down, ...)
+    std::uint8_t partition = 0;  // whose pool its queues' chunks come from (Fabric::set_cut)
 
     // Line 2: the credit path (lossless credits only).
     std::array<std::int64_t, kMaxVirtualLanes> credits_bytes{};
@@ -64,9 +66,10 @@ struct alignas(64) EgressPort {
 /// Lanes 1.. of a port, kept apart (Fabric::lane): only fabrics that route over more
 /// switch-to-switch hops than one lane can keep deadlock-free (Dragonfly, Slim Fly) have them,
 /// so a fat tree's port is three lines, not six.
-using UpperLanes = std::array<RingBuffer<Packet>, kMaxVirtualLanes - 1>;
+using UpperLanes = std::array<ChunkedFifo<Packet>, kMaxVirtualLanes - 1>;
+using PacketChunks = ChunkedFifo<Packet>::Pool;
 static_assert(sizeof(EgressPort) == 256);
-static_assert(offsetof(EgressPort, tail_at) < 64 && offsetof(EgressPort, down) < 64);
+static_assert(offsetof(EgressPort, tail_at) < 64 && offsetof(EgressPort, partition) < 64);
 static_assert(offsetof(EgressPort, credit_delay) / 64 == offsetof(EgressPort, returning) / 64);
 
 }  // namespace clustersim

@@ -92,6 +92,18 @@ void Fabric::discard(const Packet& p, std::uint32_t wire) {
     return_credit(p.credit_channel, wire, p.credit_vl);
 }
 
+void Fabric::set_cut(std::vector<bool> cut, std::uint32_t partitions,
+                     std::span<const std::uint32_t> of_process) {
+    if (partitions > 256) throw std::length_error("more than 256 partitions (a port's 8 bits)");
+    cut_ = std::move(cut);
+    counters_.resize(partitions);
+    handed_.resize(partitions);
+    chunks_.resize(partitions);
+    flying_.set_partitions(partitions);
+    for (std::uint32_t c = 0; c < ports_.size(); ++c)
+        ports_[c].partition = static_cast<std::uint8_t>(of_process[transmitter_[c]]);
+}
+
 void Fabric::end_window() {
     // In the order returned: per channel that is time order (one switch returns them all, in
     // one partition).
@@ -147,9 +159,9 @@ std::uint64_t Fabric::set_down(std::uint32_t ch, bool down, std::uint64_t& paylo
     payload = 0;
     if (!down) return 0;
     for (std::uint32_t vl = 0; vl < params_.virtual_lanes; ++vl) {
-        RingBuffer<Packet>& q = lane(ch, vl);
+        ChunkedFifo<Packet>& q = lane(ch, vl);
         while (!q.empty()) {
-            const Packet p = q.pop_front();
+            const Packet p = q.pop_front(chunks_[port.partition]);
             const std::uint32_t wire = wire_bytes(p);
             port.queued_bytes -= wire;
             discard(p, wire);

@@ -121,12 +121,10 @@ class Fabric {
     /// credit returned over one is handed over when the window ends (hand_over_credits), not
     /// written into the upstream port while its partition may be running: it is due a link's
     /// delay later, at or after the window's end, so the port sees it in time either way.
-    void set_cut(std::vector<bool> cut, std::uint32_t partitions) {
-        cut_ = std::move(cut);
-        counters_.resize(partitions);
-        handed_.resize(partitions);
-        flying_.set_partitions(partitions);
-    }
+    /// `of_process`: each logical process's partition (a port's queues take their chunks from
+    /// its transmitter's).
+    void set_cut(std::vector<bool> cut, std::uint32_t partitions,
+                 std::span<const std::uint32_t> of_process);
     /// The window is over: credits returned over cut channels reach their ports (a port
     /// waiting for credit is woken when the first of them arrives), and the pool slots of
     /// packets that crossed a cut return to the partition that launched them.
@@ -178,10 +176,12 @@ class Fabric {
     std::vector<std::uint32_t> transmitter_;  // per channel: the logical process of its port
     // Packets on links, each named by its arrival event (a slot of the launching partition).
     PartitionedPool<InFlight> flying_;
-    RingBuffer<Packet>& lane(std::uint32_t ch, std::uint32_t vl) {
+    // Chunks of the queued packets, per partition (a port uses its own partition's).
+    PerPartition<PacketChunks> chunks_;
+    ChunkedFifo<Packet>& lane(std::uint32_t ch, std::uint32_t vl) {
         return vl == 0 ? ports_[ch].queue : upper_lanes_[ch][vl - 1];
     }
-    const RingBuffer<Packet>& lane(std::uint32_t ch, std::uint32_t vl) const {
+    const ChunkedFifo<Packet>& lane(std::uint32_t ch, std::uint32_t vl) const {
         return vl == 0 ? ports_[ch].queue : upper_lanes_[ch][vl - 1];
     }
     std::uint32_t first_endpoint_channel_ = 0;
@@ -207,12 +207,12 @@ class Fabric {
     // The packet just queued reached the queue in the same picosecond as the one before it:
     // they go out in turn by input, as a switch's output arbiter takes simultaneous requests,
     // not in the order their arrival events ran (which favours low-numbered senders).
-    static void break_tie(EgressPort& port, RingBuffer<Packet>& q);
+    static void break_tie(EgressPort& port, ChunkedFifo<Packet>& q);
 };
 
-inline void Fabric::break_tie(EgressPort& port, RingBuffer<Packet>& q) {
+inline void Fabric::break_tie(EgressPort& port, ChunkedFifo<Packet>& q) {
     Packet& last = q.back();
-    Packet& prev = q[q.size() - 2];
+    Packet& prev = q.before_back();
     if (last.credit_channel == kNone || prev.credit_channel == kNone) return;  // lossy: no inputs
     // Inputs in turn after the last winner: (input - winner - 1) wraps to order them.
     if (last.credit_channel - port.tie_winner - 1 < prev.credit_channel - port.tie_winner - 1)
@@ -248,7 +248,7 @@ inline std::uint32_t Fabric::next_queued(std::uint32_t ch, std::uint32_t& vl) co
     const EgressPort& port = ports_[ch];
     const std::uint32_t lanes = params_.virtual_lanes;
     for (std::uint32_t i = 0, v = port.next_vl; i < lanes; ++i, v = v + 1 == lanes ? 0 : v + 1) {
-        const RingBuffer<Packet>& q = lane(ch, v);
+        const ChunkedFifo<Packet>& q = lane(ch, v);
         if (q.empty()) continue;
         const std::uint32_t w = wire_bytes(q.front());
         if (port.unlimited_credits || port.credits_bytes[v] >= static_cast<std::int64_t>(w)) {
@@ -276,7 +276,7 @@ inline Time Fabric::begin_transmission(std::uint32_t ch, std::uint32_t wire, std
 
 inline Packet Fabric::pop_queued(std::uint32_t ch, std::uint32_t vl, std::uint32_t wire) {
     EgressPort& port = ports_[ch];
-    Packet p = lane(ch, vl).pop_front();
+    Packet p = lane(ch, vl).pop_front(chunks_[port.partition]);
     port.queued_bytes -= wire;
     port.next_vl = static_cast<std::uint8_t>(vl + 1 == params_.virtual_lanes ? 0 : vl + 1);
     // RED on the egress queue as the packet leaves it (the queue behind it), as the HPCC
@@ -381,8 +381,8 @@ inline bool Fabric::enqueue(std::uint32_t out, const Packet& p) {
     const std::uint32_t vl = params_.virtual_lanes > 1 && links_[out].fabric_hop
                                  ? std::min<std::uint32_t>(p.fabric_hops, params_.virtual_lanes - 1)
                                  : 0;
-    RingBuffer<Packet>& q = lane(out, vl);
-    q.push_back(p);
+    ChunkedFifo<Packet>& q = lane(out, vl);
+    q.push_back(p, chunks_[port.partition]);
     const Time now = sim_.now();
     if (port.tail_at == now && q.size() >= 2 && (params_.virtual_lanes == 1 || port.tail_vl == vl))
         [[unlikely]]

@@ -55,7 +55,7 @@ Network::Network(Simulator& sim, const PortGraph& graph, const ForwardingTables&
       faults_(faults && !faults->actions.empty() ? faults : nullptr) {
     sim.set_processes(processes_.count);
     sim.set_partitions(partitions_.of_process, partitions_.count, partitions_.lookahead);
-    fabric_.set_cut(partitions_.cut, partitions_.count);
+    fabric_.set_cut(partitions_.cut, partitions_.count, partitions_.of_process);
     transport_.set_partitions(partitions_.count);
     dag_.set_partitions(partitions_.count);
     tally_.resize(partitions_.count);

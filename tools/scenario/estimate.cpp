@@ -193,15 +193,18 @@ RunEstimate estimate_run(const Scenario& s, const FabricPlan& f, const WorkloadS
             buffered, saturating_mul(channels - fabric_channels,
                                      s.cluster.preset.internal_buffer_bytes / packet_wire));
     const std::uint64_t alive = std::min(packets, buffered);
-    // A packet alive is queued (a ring buffer holds between one and two slots per packet: it
-    // doubles when full) or on a link (its record in the fabric's pool, a free-list index and
-    // its arrival event); counted at the larger of the two, plus a pending event.
+    // A packet alive is queued (in a chunk of its partition's pool, given back once empty) or
+    // on a link (its record in the fabric's pool, a free-list index and its arrival event);
+    // counted at the larger of the two, plus a pending event. A queue holding packets has a
+    // partly used chunk at its tail: half used on average (an assumption).
+    using Chunk = ChunkedFifo<Packet>::Chunk;
+    constexpr std::uint64_t kPerPacket =
+        std::max(sizeof(Chunk) / Chunk::kItems, sizeof(InFlight) + sizeof(std::uint32_t));
     // Receivers are held while their messages arrive: about one per packet alive at most
     // (a message partly here has packets on the way), in slots made once and reused.
-    constexpr std::uint64_t kPerPacket =
-        std::max(3 * sizeof(Packet) / 2, sizeof(InFlight) + sizeof(std::uint32_t));
     e.packet_bytes =
         saturating_mul(alive, kPerPacket + sizeof(Event)) +
+        std::min(alive, channels) * sizeof(Chunk) / 2 +
         channels * sizeof(Event) +  // a pending event per port at most
         saturating_mul(std::min(alive, w.messages), RdmaTransport::bytes_per_receiver());
     return e;
