@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "sim/event_queue.hpp"
+#include "sim/thread_balance.hpp"
 
 namespace clustersim {
 
@@ -120,6 +121,8 @@ class Simulator {
     bool windowed() const { return windowed_; }
     /// Windows run so far (each a synchronisation of the partitions' threads).
     std::uint64_t windows_run() const { return windows_run_; }
+    /// How the windows' events split over 1..64 threads (sim/thread_balance.hpp).
+    const ThreadBalance& thread_balance() const { return balance_; }
     std::uint32_t partitions() const { return partitions_; }
     /// The partition whose events this thread is handling (0 outside windows: the observer's
     /// and set-up's state, which then runs alone, may be kept with partition 0's).
@@ -305,7 +308,7 @@ class Simulator {
     // since, heaviest first to the least loaded thread (Unison's load-adaptive scheduling).
     // The caller starts a window by counting it (`started_`) and waits until every worker has
     // counted itself through it (`finished_`). Stopped and joined on destruction.
-    static constexpr std::uint64_t kRebalanceWindows = 1024;
+    static constexpr std::uint64_t kRebalanceWindows = ThreadBalance::kRebalanceWindows;
     template <bool Fingerprint, class H>
     class Crew {
       public:
@@ -355,22 +358,15 @@ class Simulator {
         // index), each to the thread with the fewest so far.
         void deal() {
             std::vector<Running>& parts = sim_.running_partitions_;
-            std::vector<std::uint32_t> order(parts.size());
-            for (std::uint32_t p = 0; p < order.size(); ++p) order[p] = p;
-            auto load = [&](std::uint32_t p) { return parts[p].events - parts[p].dealt_at; };
-            std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-                return load(a) != load(b) ? load(a) > load(b) : a < b;
-            });
-            std::vector<std::uint64_t> total(mine_.size(), 0);
-            for (auto& m : mine_) m.clear();
-            for (const std::uint32_t p : order) {
-                const auto t = static_cast<std::uint32_t>(
-                    std::min_element(total.begin(), total.end()) - total.begin());
-                mine_[t].push_back(p);
-                total[t] += std::max<std::uint64_t>(load(p), 1);
+            std::vector<std::uint64_t> load(parts.size());
+            for (std::uint32_t p = 0; p < parts.size(); ++p) {
+                load[p] = parts[p].events - parts[p].dealt_at;
                 parts[p].dealt_at = parts[p].events;
             }
-            for (auto& m : mine_) std::sort(m.begin(), m.end());
+            const std::vector<std::uint32_t> thread_of =
+                deal_longest_first(load, static_cast<std::uint32_t>(mine_.size()));
+            for (auto& m : mine_) m.clear();
+            for (std::uint32_t p = 0; p < parts.size(); ++p) mine_[thread_of[p]].push_back(p);
         }
         Simulator& sim_;
         H& handler_;
@@ -394,6 +390,8 @@ class Simulator {
         std::uint64_t progress_at = events_processed() + progress_every;
         EventQueue& observer = queues_.back();
         Crew<Fingerprint, H> crew(*this, handler, threads());
+        balance_.start(partitions_);
+        std::vector<std::uint64_t> handled(partitions_, 0);
         Time latest = now_;
         auto finish = [&](StopReason r) {
             now_ = r == StopReason::TimeLimit ? limit : latest;
@@ -415,12 +413,15 @@ class Simulator {
             } else {
                 const Time last = std::min({next + (lookahead_ - Time::from_ps(1)), watch, limit});
                 window_last_ = last;
+                balance_.begin_window();
                 crew.run(last);
                 ++windows_run_;
                 for (Running& r : running_partitions_) {
                     if (r.error) std::rethrow_exception(r.error);
                     latest = std::max(latest, r.now);
+                    handled[r.partition] = r.events;
                 }
+                balance_.end_window(handled);
                 for (Running& r : running_partitions_) {
                     for (const Event& e : r.outbox) queues_[partition_of_[e.process]].push(e);
                     r.outbox.clear();
@@ -438,8 +439,9 @@ class Simulator {
     }
 
     std::vector<EventQueue> queues_ = std::vector<EventQueue>(1);  // per partition, observer last
-    std::vector<std::uint32_t> partition_of_ = {0};                // per process
-    std::vector<Running> running_partitions_;                      // per partition (windowed)
+    ThreadBalance balance_;
+    std::vector<std::uint32_t> partition_of_ = {0};  // per process
+    std::vector<Running> running_partitions_;        // per partition (windowed)
     bool windowed_ = false;
     std::uint32_t partitions_ = 1;
     std::uint32_t threads_ = 1;

@@ -1,5 +1,8 @@
 #include <catch2/catch.hpp>
+
+#include <array>
 #include <stdexcept>
+#include <vector>
 
 #include "models/fabric/fabric.hpp"
 #include "sim/partitioned_pool.hpp"
@@ -286,6 +289,7 @@ struct SpreadRun {
     Spreader s;
     std::uint64_t fingerprint = 0, events = 0, windows = 0;
     Time end;
+    std::array<std::uint64_t, ThreadBalance::kThreads.size()> busiest{};
 };
 
 SpreadRun spread(std::uint32_t threads) {
@@ -304,6 +308,7 @@ SpreadRun spread(std::uint32_t threads) {
     r.events = sim.events_processed();
     r.windows = sim.windows_run();
     r.end = sim.now();
+    r.busiest = sim.thread_balance().busiest();
     return r;
 }
 
@@ -320,7 +325,37 @@ TEST_CASE("a window's partitions on threads: the same events per process, digest
         CHECK(many.events == one.events);
         CHECK(many.windows == one.windows);
         CHECK(many.end == one.end);
+        CHECK(many.busiest == one.busiest);  // the balance is the model's, not the threads'
     }
+    // On one thread the busiest is every partition's events (all but the observer's one).
+    CHECK(one.busiest[0] == one.events - 1);
+    // Four partitions: four threads or more do as well as one thread per partition.
+    CHECK(one.busiest[2] == one.busiest[6]);
+    CHECK(one.busiest[1] < one.busiest[0]);
+    CHECK(one.busiest[2] < one.busiest[1]);
+}
+
+TEST_CASE("partitions are dealt longest first to the least loaded thread", "[sim][threads]") {
+    // Loads 9, 5, 3, 1: 9 alone, then 5 + 3 + 1 on the other thread (each to the least so far).
+    const std::vector<std::uint64_t> load = {5, 9, 1, 3};
+    CHECK(deal_longest_first(load, 2) == std::vector<std::uint32_t>{1, 0, 1, 1});
+    // Idle partitions count as one event each: spread round-robin, not piled on thread 0.
+    CHECK(deal_longest_first(std::vector<std::uint64_t>(4, 0), 2) ==
+          std::vector<std::uint32_t>{0, 1, 0, 1});
+}
+
+TEST_CASE("the thread balance adds the busiest thread's events window by window",
+          "[sim][threads]") {
+    // Three partitions, dealt at the start with no loads: on two threads p0 and p2 share one.
+    ThreadBalance b;
+    b.start(3);
+    b.begin_window();
+    b.end_window(std::vector<std::uint64_t>{4, 1, 2});  // threads: 4 + 2 and 1
+    b.begin_window();
+    b.end_window(std::vector<std::uint64_t>{5, 7, 2});  // 1 + 0 and 6
+    CHECK(b.busiest()[0] == 14);                        // one thread: 7 + 7
+    CHECK(b.busiest()[1] == 6 + 6);                     // two
+    CHECK(b.busiest()[6] == 4 + 6);  // a thread each: the largest partition per window
 }
 
 TEST_CASE("an exception in a partition's thread ends the run with it, threads joined",

@@ -106,6 +106,7 @@ SimulationResult simulate(const PortGraph& graph, const ForwardingTables& routes
     r.lookahead = net.partitions().lookahead;
     r.cut_channels = net.partitions().cut_channels;
     r.windows = sim.windows_run();
+    r.busiest_thread_events = sim.thread_balance().busiest();
     r.threads = sim.threads();
     r.single_partition_reason = net.partitions().single_reason;
     r.path_spread = net.path_spread();

@@ -1,5 +1,6 @@
 #pragma once
 // Runs one packet-level simulation of a workload on a port graph and collects what reports need.
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -9,6 +10,7 @@
 #include "models/forwarding/forwarding_tables.hpp"
 #include "models/network/network.hpp"
 #include "models/network/port_graph.hpp"
+#include "sim/thread_balance.hpp"
 
 namespace clustersim {
 
@@ -68,6 +70,9 @@ struct SimulationResult {
     Time lookahead = Time::never();
     std::uint64_t cut_channels = 0;
     std::uint64_t windows = 0;  // windows run (0: one partition)
+    // Per ThreadBalance::kThreads: the busiest thread's events summed over windows (the first,
+    // one thread, is every windowed event).
+    std::array<std::uint64_t, ThreadBalance::kThreads.size()> busiest_thread_events{};
     // Threads that ran the windows (at most one per partition): said on the summary, never in
     // results, which must be the same whatever it was.
     std::uint32_t threads = 1;

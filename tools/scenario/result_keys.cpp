@@ -12,7 +12,7 @@ namespace {
 
 // Sections every simulated run writes (results_json.cpp), and the topology's inventory, which
 // a cost-only sweep has alone. Families whose members depend on the fabric end in '.'.
-constexpr std::array<std::string_view, 51> kRunKeys = {"bandwidth.algbw_GBps",
+constexpr std::array<std::string_view, 52> kRunKeys = {"bandwidth.algbw_GBps",
                                                        "bandwidth.busbw_GBps",
                                                        "load.hottest_nic",
                                                        "load.hottest_nic_share",
@@ -58,6 +58,7 @@ constexpr std::array<std::string_view, 51> kRunKeys = {"bandwidth.algbw_GBps",
                                                        "sim.lookahead_ns",
                                                        "sim.cut_channels",
                                                        "sim.windows",
+                                                       "sim.thread_speedup_bound.",
                                                        "sim.sim_time_us",
                                                        "sim.memory_estimate_bytes",
                                                        "sim.wall_s",

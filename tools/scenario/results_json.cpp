@@ -220,6 +220,16 @@ Json run_results_json(const Scenario& s, const Topology& t, const Topology& simu
     sim["lookahead_ns"] = r.partitions > 1 ? Json(r.lookahead.ns()) : Json(nullptr);
     sim["cut_channels"] = r.cut_channels;
     sim["windows"] = r.windows;
+    // What partition balance allows N threads (sim/thread_balance.hpp): windowed events over
+    // the busiest thread's, before caches and synchronisation; the same whatever threads ran.
+    if (r.partitions > 1 && r.busiest_thread_events[0] > 0) {
+        Json bound = Json::object();
+        for (std::size_t n = 1; n < ThreadBalance::kThreads.size(); ++n)
+            bound[std::to_string(ThreadBalance::kThreads[n])] =
+                static_cast<double>(r.busiest_thread_events[0]) /
+                static_cast<double>(r.busiest_thread_events[n]);
+        sim["thread_speedup_bound"] = bound;
+    }
     if (!r.single_partition_reason.empty())
         sim["single_partition_reason"] = r.single_partition_reason;
     if (r.fingerprint) sim["event_fingerprint"] = fmt::format("{:016x}", *r.fingerprint);
