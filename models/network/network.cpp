@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "models/network/process_load.hpp"
 #include "models/routing/routing_policy.hpp"
 
 namespace clustersim {
@@ -42,9 +43,12 @@ Network::Network(Simulator& sim, const PortGraph& graph, const ForwardingTables&
       processes_(logical_processes(graph, layout)),
       tasks_(task_processes(workload, processes_.of_endpoint, processes_.count,
                             shortest_crossing(graph, processes_))),
-      partitions_(
-          partition_processes(graph, processes_, tasks_.ties,
-                              partition ? shared_state(params) : "one partition asked for")),
+      partitions_(partition_processes(
+          graph, processes_, tasks_.ties,
+          partition ? shared_state(params) : "one partition asked for",
+          partition && shared_state(params).empty()
+              ? expected_process_load(graph, processes_, workload, params.mtu_bytes)
+              : std::vector<std::uint64_t>{})),
       fabric_(sim, graph, params, layout, processes_),
       forwarding_(graph, routes, params, layout, fabric_.ports()),
       transport_(graph, workload, params, layout),

@@ -5,7 +5,8 @@
 // run a window of that length without waiting for the others (conservative synchronisation,
 // as in SST-core and ns-3's MPI simulator). The grouping follows from the model alone, never
 // from the thread count, so that every thread count gives one result; METIS cuts the graph of
-// processes (weighted by the channels each transmits on) where the fewest channels cross.
+// processes into parts of about equal channels and equal expected events (models/network/
+// process_load.hpp) where the fewest channels cross.
 #include <algorithm>
 #include <cstdint>
 #include <span>
@@ -25,7 +26,7 @@ struct Partitions {
     std::vector<bool> cut;                  // per channel: its ends in two partitions
     std::uint64_t cut_channels = 0;
     std::string single_reason;          // why the run is one partition (empty when it is not)
-    std::vector<std::uint64_t> weight;  // per partition: channels its processes transmit on
+    std::vector<std::uint64_t> weight;  // per partition: expected load (or channels transmitted)
 
     bool is_cut(std::uint32_t channel) const { return !cut.empty() && cut[channel]; }
 };
@@ -46,7 +47,9 @@ constexpr std::uint32_t partitions_for(std::uint64_t processes) {
 /// Groups the processes of `lp` into partitions. `ties` are pairs a dependency joins with no
 /// delay (they stay together); `shared_reason`, when not empty, says why the model reads state
 /// across processes with no delay (HPCC's hop records, UGAL-G's remote queues): one partition.
+/// `load`: per process, the expected events to balance beside channels (empty: channels only).
 Partitions partition_processes(const PortGraph& graph, const LogicalProcesses& lp,
-                               std::span<const ProcessTie> ties, const std::string& shared_reason);
+                               std::span<const ProcessTie> ties, const std::string& shared_reason,
+                               std::span<const std::uint64_t> load = {});
 
 }  // namespace clustersim
