@@ -108,7 +108,7 @@ Partitions partition_processes(const PortGraph& graph, const LogicalProcesses& l
         const int rc =
             method(&nv, &ncon_arg, xadj.data(), adjncy.data(), vwgt.data(), nullptr, adjwgt.data(),
                    &nparts, nullptr, nullptr, options, &objval, cut_of.data());
-        if (rc != METIS_OK) throw std::runtime_error("METIS could not partition the processes");
+        if (rc != METIS_OK) continue;  // the other method may still cut
         std::vector<idx_t> in_part(target, 0);
         for (std::uint32_t v = 0; v < vertices; ++v)
             in_part[static_cast<std::uint32_t>(cut_of[v])] +=
@@ -122,6 +122,7 @@ Partitions partition_processes(const PortGraph& graph, const LogicalProcesses& l
             best_cut = objval;
         }
     }
+    if (part.empty()) throw std::runtime_error("METIS could not partition the processes");
 
     // Partitions numbered in order of their first process, empty ones dropped.
     Partitions p;

@@ -156,7 +156,11 @@ std::vector<std::uint64_t> expected_process_load(const PortGraph& graph, const L
         const auto& from = sets[set_of[p]];
         const auto& to = sets[set_of[q]];
         for (const std::uint32_t f : from) fabric_load[f] += visit / from.size();
-        if (!distances) continue;
+        if (!distances) {  // past the cap: the last switch charged, those between not
+            if (set_of[p] != set_of[q])
+                for (const std::uint32_t f : to) fabric_load[f] += visit / to.size();
+            continue;
+        }
         const std::uint8_t* d = hops.data() + std::size_t{set_of[p]} * fabric;
         std::uint8_t nearest = kFar;
         for (const std::uint32_t f : to) nearest = std::min(nearest, d[f]);

@@ -8,7 +8,10 @@
 // the ones between spread over the other fabric switches by their channels (a fat tree's tiers
 // carry equal per-switch loads under spread traffic). Stated simplifications: one path per
 // message at the shortest hop count, so forwarding across planes inside a node, adaptive
-// detours and control packets are not counted; a message's packets are its bytes over the MTU.
+// detours and control packets are not counted; a message's packets are its bytes over the MTU;
+// a message between two GPUs of one node takes the in-node path even when the step sends it
+// through the NIC; nodes are placed by the set of switches all their NICs reach, so two nodes
+// on the same rails count as one switch apart whichever rails their GPUs use.
 #include <cstdint>
 #include <vector>
 
