@@ -31,6 +31,18 @@ std::string shared_state(const NetworkParams& params) {
     return "";
 }
 
+// The run's partitions: one if asked for, or if the model shares state across processes;
+// else balanced by channels and expected events.
+Partitions partitions_for(const PortGraph& graph, const LogicalProcesses& lp,
+                          const TaskProcesses& tasks, const Workload& workload,
+                          const NetworkParams& params, bool partition) {
+    const std::string shared = partition ? shared_state(params) : "one partition asked for";
+    return partition_processes(graph, lp, tasks.ties, shared,
+                               shared.empty()
+                                   ? expected_process_load(graph, lp, workload, params.mtu_bytes)
+                                   : std::vector<std::uint64_t>{});
+}
+
 }  // namespace
 
 Network::Network(Simulator& sim, const PortGraph& graph, const ForwardingTables& routes,
@@ -43,12 +55,7 @@ Network::Network(Simulator& sim, const PortGraph& graph, const ForwardingTables&
       processes_(logical_processes(graph, layout)),
       tasks_(task_processes(workload, processes_.of_endpoint, processes_.count,
                             shortest_crossing(graph, processes_))),
-      partitions_(partition_processes(
-          graph, processes_, tasks_.ties,
-          partition ? shared_state(params) : "one partition asked for",
-          partition && shared_state(params).empty()
-              ? expected_process_load(graph, processes_, workload, params.mtu_bytes)
-              : std::vector<std::uint64_t>{})),
+      partitions_(partitions_for(graph, processes_, tasks_, workload, params, partition)),
       fabric_(sim, graph, params, layout, processes_),
       forwarding_(graph, routes, params, layout, fabric_.ports()),
       transport_(graph, workload, params, layout),

@@ -69,14 +69,23 @@ class PortGraph {
     std::span<const Cable> cables() const { return cables_; }
 
     /// Channels leaving a node, as a range of channel indices.
-    std::uint32_t first_channel(NodeRef n) const { return offsets_[slot(n)]; }
-    std::uint32_t channels_of(NodeRef n) const { return offsets_[slot(n) + 1] - offsets_[slot(n)]; }
-
-  private:
-    std::size_t slot(NodeRef n) const {
-        return n.kind == NodeKind::Switch ? n.index : switches_.size() + n.index;
+    std::uint32_t first_channel(NodeRef n) const { return offsets_[vertex(n)]; }
+    std::uint32_t channels_of(NodeRef n) const {
+        return offsets_[vertex(n) + 1] - offsets_[vertex(n)];
     }
 
+    /// Every node numbered once, switches first, then endpoints (the order channels are laid
+    /// out in): an index for per-node arrays and graph searches.
+    std::uint32_t vertex_count() const { return switch_count() + endpoint_count_; }
+    std::uint32_t vertex(NodeRef n) const {
+        return n.kind == NodeKind::Switch ? n.index : switch_count() + n.index;
+    }
+    NodeRef node_at(std::uint32_t v) const {
+        return v < switch_count() ? NodeRef{NodeKind::Switch, v}
+                                  : NodeRef{NodeKind::Endpoint, v - switch_count()};
+    }
+
+  private:
     std::vector<SwitchInfo> switches_;
     std::uint32_t endpoint_count_ = 0;
     std::vector<Cable> cables_;

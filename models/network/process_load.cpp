@@ -18,27 +18,15 @@ constexpr std::uint64_t kMilli = 1000;
 constexpr std::uint64_t kMaxDistanceBytes = std::uint64_t{64} << 20;
 constexpr std::uint8_t kFar = std::numeric_limits<std::uint8_t>::max();
 
-struct Vertices {
-    std::uint32_t switches = 0;
-    std::uint32_t of(NodeRef n) const {
-        return n.kind == NodeKind::Switch ? n.index : switches + n.index;
-    }
-    NodeRef ref(std::uint32_t v) const {
-        return v < switches ? NodeRef{NodeKind::Switch, v}
-                            : NodeRef{NodeKind::Endpoint, v - switches};
-    }
-};
-
 }  // namespace
 
 std::vector<std::uint64_t> expected_process_load(const PortGraph& graph, const LogicalProcesses& lp,
                                                  const Workload& workload,
                                                  std::uint32_t mtu_bytes) {
     const auto channels = graph.channels();
-    const Vertices vx{graph.switch_count()};
-    const std::uint32_t vertices = graph.switch_count() + graph.endpoint_count();
+    const std::uint32_t vertices = graph.vertex_count();
     const std::uint32_t endpoints = graph.endpoint_count();
-    auto process_of = [&](std::uint32_t v) { return lp.of(vx.ref(v)); };
+    auto process_of = [&](std::uint32_t v) { return lp.of(graph.node_at(v)); };
 
     // Processes that hold endpoints; every other switch is the fabric's.
     std::vector<bool> endpoint_process(lp.count, false);
@@ -66,18 +54,18 @@ std::vector<std::uint64_t> expected_process_load(const PortGraph& graph, const L
     for (std::uint32_t e = 0; e < endpoints; ++e) {
         const std::uint32_t p = lp.of_endpoint[e];
         inside[e].assign(members[p].size(), 0);
-        frontier.assign(1, vx.of({NodeKind::Endpoint, e}));
+        frontier.assign(1, graph.vertex({NodeKind::Endpoint, e}));
         stamp[frontier[0]] = e;
         depth[frontier[0]] = 0;
         std::uint32_t exit = 0;
         for (std::size_t at = 0; at < frontier.size(); ++at) {
             const std::uint32_t u = frontier[at];
-            const NodeRef ur = vx.ref(u);
+            const NodeRef ur = graph.node_at(u);
             if (ur.kind == NodeKind::Endpoint) inside[e][local[ur.index]] = depth[u];
             if (ur.kind == NodeKind::Endpoint && ur.index != e) continue;  // GPUs do not forward
             const std::uint32_t first = graph.first_channel(ur);
             for (std::uint32_t c = first; c < first + graph.channels_of(ur); ++c) {
-                const std::uint32_t v = vx.of(channels[c].to);
+                const std::uint32_t v = graph.vertex(channels[c].to);
                 if (process_of(v) != p) {
                     if (exit == 0) exit = depth[u] + 1;
                     continue;
@@ -99,7 +87,7 @@ std::vector<std::uint64_t> expected_process_load(const PortGraph& graph, const L
     {
         std::vector<std::vector<std::uint32_t>> attach(lp.count);
         for (const Channel& c : channels) {
-            const std::uint32_t from = lp.of(c.from), to = vx.of(c.to);
+            const std::uint32_t from = lp.of(c.from), to = graph.vertex(c.to);
             if (endpoint_process[from] && fabric_index[to] != kNone)
                 attach[from].push_back(fabric_index[to]);
         }
@@ -129,7 +117,7 @@ std::vector<std::uint64_t> expected_process_load(const PortGraph& graph, const L
             const NodeRef ur{NodeKind::Switch, fabric_vertex[f]};
             const std::uint32_t first = graph.first_channel(ur);
             for (std::uint32_t c = first; c < first + graph.channels_of(ur); ++c) {
-                const std::uint32_t g = fabric_index[vx.of(channels[c].to)];
+                const std::uint32_t g = fabric_index[graph.vertex(channels[c].to)];
                 if (g == kNone || d[g] != kFar) continue;
                 d[g] = static_cast<std::uint8_t>(d[f] + 1);
                 frontier.push_back(g);

@@ -268,13 +268,10 @@ CableChannels cable_channels(const PortGraph& g) {
     const auto cables = g.cables();
     CableChannels out{std::vector<std::uint32_t>(cables.size()),
                       std::vector<std::uint32_t>(cables.size())};
-    std::vector<std::uint32_t> used(std::size_t{g.switch_count()} + g.endpoint_count(), 0);
-    auto slot = [&](NodeRef n) {
-        return n.kind == NodeKind::Switch ? n.index : g.switch_count() + n.index;
-    };
+    std::vector<std::uint32_t> used(g.vertex_count(), 0);
     for (std::size_t k = 0; k < cables.size(); ++k) {
-        out.ab[k] = g.first_channel(cables[k].a) + used[slot(cables[k].a)]++;
-        out.ba[k] = g.first_channel(cables[k].b) + used[slot(cables[k].b)]++;
+        out.ab[k] = g.first_channel(cables[k].a) + used[g.vertex(cables[k].a)]++;
+        out.ba[k] = g.first_channel(cables[k].b) + used[g.vertex(cables[k].b)]++;
     }
     return out;
 }
