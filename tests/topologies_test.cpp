@@ -128,6 +128,26 @@ TEST_CASE("FT3 counts follow the k-ary closed forms, and routes climb only as hi
     CHECK_THROWS_AS(build_topology(request("ft3", 4, 17)), TopologyError);
 }
 
+TEST_CASE(
+    "a port graph numbers every node once, switches first, and lays channels out in that "
+    "order",
+    "[topology]") {
+    const Topology t = build_topology(request("ft2", 8));
+    const PortGraph& g = t.graph;
+    REQUIRE(g.vertex_count() == g.switch_count() + g.endpoint_count());
+    std::uint32_t next_channel = 0;
+    for (std::uint32_t v = 0; v < g.vertex_count(); ++v) {
+        const NodeRef n = g.node_at(v);
+        CHECK(n.kind == (v < g.switch_count() ? NodeKind::Switch : NodeKind::Endpoint));
+        CHECK(g.vertex(n) == v);
+        CHECK(g.first_channel(n) == next_channel);  // channels grouped by source, in vertex order
+        for (std::uint32_t c = g.first_channel(n); c < g.first_channel(n) + g.channels_of(n); ++c)
+            CHECK(g.vertex(g.channels()[c].from) == v);
+        next_channel += g.channels_of(n);
+    }
+    CHECK(next_channel == g.channel_count());
+}
+
 TEST_CASE("MPFT is P independent FT2 planes with NIC i of every node on plane i", "[topology]") {
     for (std::uint32_t planes : {2u, 4u}) {
         TopologyRequest r = request("mpft", 8);

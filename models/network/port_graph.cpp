@@ -5,7 +5,7 @@
 namespace clustersim {
 
 void PortGraph::finalize() {
-    const std::size_t nodes = switches_.size() + endpoint_count_;
+    const std::size_t nodes = vertex_count();
     std::vector<std::uint32_t> degree(nodes + 1, 0);
     for (const Cable& c : cables_) {
         if (c.a.kind == NodeKind::Endpoint && c.a.index >= endpoint_count_)
