@@ -201,3 +201,63 @@ TEST_CASE(
     CHECK(r.result.counters.packets_dropped == 0);
     CHECK(r.result.counters.payload_delivered == 16ull * 1048576);
 }
+
+namespace {
+
+// Launches a packet that came in over `up` (so its credit goes back over `up`) at kLaunch
+// events, and counts credits in at `up` at kCollect events, logging what the port holds
+// (the fabric's own events, the packets' arrivals, are let be).
+struct CreditDriver {
+    static constexpr std::uint32_t kLaunch = 100, kCollect = 101;
+    Fabric& fabric;
+    std::uint32_t up, out;
+    std::vector<std::pair<std::int64_t, std::size_t>> log;  // credits_bytes, still returning
+    void handle(const Event& e) {
+        if (e.kind == kLaunch) {
+            Packet p;
+            p.payload_bytes = 4096;
+            p.credit_channel = up;
+            fabric.launch(out, p, fabric.wire_bytes(p), 0, e.time + Time::from_ns(10));
+        } else if (e.kind == kCollect) {
+            fabric.collect_credits(up);
+            log.emplace_back(fabric.ports()[up].credits_bytes, fabric.credits_returning(up));
+        }
+    }
+};
+
+}  // namespace
+
+TEST_CASE(
+    "credits on their way back are counted in arrival order, however many are in flight "
+    "(the port's line holds three, its ring the rest)",
+    "[fabric]") {
+    // Switch 0 feeds switch 1 over `up` (50 ns); packets that came over it leave switch 1.
+    SwitchInfo sw;
+    sw.port_buffer_bytes = 64 * 1024;
+    test::SwitchChain chain(sw);
+    REQUIRE(chain.up != kNone);
+    REQUIRE(chain.out != kNone);
+    const std::int64_t full = chain.fabric.ports()[chain.up].credits_bytes;
+    const std::int64_t w = 4096 + ib_params().header_bytes;
+    CreditDriver d{chain.fabric, chain.up, chain.out, {}};
+    // Five packets leave 10 ns apart (credits back at 50..90 ns): more than the line holds.
+    for (int i = 0; i < 5; ++i)
+        chain.sim.schedule(Time::from_ns(10.0 * i), 0, CreditDriver::kLaunch, 0);
+    for (double t : {45.0, 70.0, 100.0})
+        chain.sim.schedule(Time::from_ns(t), 0, CreditDriver::kCollect, 0);
+    // One at 75 ns (back at 125) when the line has room again but the ring is not empty: it
+    // queues behind the ring's. One more at 110 ns (back at 160), and one at 200 ns finds
+    // both back and counts them in.
+    chain.sim.schedule(Time::from_ns(75), 0, CreditDriver::kLaunch, 0);
+    chain.sim.schedule(Time::from_ns(110), 0, CreditDriver::kLaunch, 0);
+    chain.sim.schedule(Time::from_ns(200), 0, CreditDriver::kLaunch, 0);
+    chain.sim.schedule(Time::from_ns(200), 0, CreditDriver::kCollect, 0);
+    chain.sim.run(d);
+    REQUIRE(d.log.size() == 4);
+    CHECK(d.log[0] == std::pair{full, std::size_t{5}});          // none back at 45 ns
+    CHECK(d.log[1] == std::pair{full + 3 * w, std::size_t{2}});  // 50, 60, 70 back
+    CHECK(d.log[2] == std::pair{full + 5 * w, std::size_t{1}});  // all but 125's back
+    // At 200 ns: 125's and 160's counted in as the next one left; that one on its way.
+    CHECK(d.log[3] == std::pair{full + 7 * w, std::size_t{1}});
+    CHECK(chain.fabric.next_credit(chain.up).at == Time::from_ns(250));
+}

@@ -42,6 +42,42 @@ inline NetworkParams ib_params() {
     return p;
 }
 
+// The smallest fabric a credit goes back over: switch 0 feeds switch 1 over `up` (400 Gb/s,
+// 50 ns), and switch 1 sends to endpoint 0 over `out`; its simulator and fabric, unrun.
+inline PortGraph switch_chain_graph(const SwitchInfo& sw) {
+    PortGraph g;
+    g.add_switch(sw);
+    g.add_switch(sw);
+    g.set_endpoint_count(1);
+    g.add_cable({NodeKind::Switch, 0}, {NodeKind::Switch, 1}, DataRate::from_gbps(400),
+                Time::from_ns(50));
+    g.add_cable({NodeKind::Switch, 1}, {NodeKind::Endpoint, 0}, DataRate::from_gbps(400),
+                Time::from_ns(50));
+    g.finalize();
+    return g;
+}
+
+struct SwitchChain {
+    PortGraph graph;
+    LogicalProcesses lp;
+    Simulator sim;
+    Fabric fabric;
+    std::uint32_t up = kNone;
+    std::uint32_t out = kNone;
+
+    explicit SwitchChain(const SwitchInfo& sw, const NetworkParams& params = ib_params())
+        : graph(switch_chain_graph(sw)),
+          lp(logical_processes(graph, nullptr)),
+          fabric((sim.set_processes(lp.count), sim), graph, params, nullptr, lp) {
+        for (std::uint32_t c = 0; c < graph.channel_count(); ++c) {
+            const Channel& ch = graph.channels()[c];
+            if (ch.from == NodeRef{NodeKind::Switch, 0}) up = c;
+            if (ch.from == NodeRef{NodeKind::Switch, 1} && ch.to.kind == NodeKind::Endpoint)
+                out = c;
+        }
+    }
+};
+
 inline SimulationResult run(const TestFabric& f, const Workload& w,
                             const NetworkParams& p = ib_params(), Time limit = Time::never()) {
     SimulationOptions o;

@@ -3,11 +3,12 @@
 // time, and the credits it holds per lane for the buffer at the far end (InfiniBand-style
 // lossless flow control; lanes keep low-diameter topologies free of credit deadlock).
 // Laid out by cache line: at scale forwarding is bound by memory latency, so the fields one
-// transmission touches share the first line, and the credit path the second and third.
+// transmission touches share the first line, and the credit path the second.
 #include <array>
 #include <cstddef>
 #include <cstdint>
 
+#include "models/fabric/credit_returns.hpp"
 #include "models/network/packet.hpp"
 #include "sim/chunked_fifo.hpp"
 #include "sim/ring_buffer.hpp"
@@ -16,12 +17,6 @@
 namespace clustersim {
 
 inline constexpr std::uint32_t kMaxVirtualLanes = 8;  // non-minimal Dragonfly routes: 6 hops
-
-struct CreditReturn {
-    Time at;  // when the credit reaches this port
-    std::uint32_t bytes = 0;
-    std::uint32_t vl = 0;
-};
 
 struct alignas(64) EgressPort {
     // Line 1: what every service and enqueue reads.
@@ -37,10 +32,13 @@ struct alignas(64) EgressPort {
     bool down = false;           // a fault stopped it (faults: link_down, switch_down, ...)
     std::uint8_t partition = 0;  // whose pool its queues' chunks come from (Fabric::set_cut)
 
-    // Line 2: the credit path (lossless credits only).
-    std::array<std::int64_t, kMaxVirtualLanes> credits_bytes{};
-    RingBuffer<CreditReturn> returning;  // credits on their way back, in time order
-    Time credit_delay;                   // a credit's trip back over this port's link
+    // Line 2: the credit path (lossless credits only): what a return writes and a service reads.
+    std::int64_t credits_bytes = 0;  // lane 0's (lanes 1.. in Fabric's UpperCredits)
+    Time credit_delay;               // a credit's trip back over this port's link
+    NearCredits near_credits;        // the first returns on their way back
+
+    // Line 3: more returns on their way back (and every return of a many-lane port).
+    RingBuffer<CreditReturn> returning;
     // Written only when a queue grows past it (a statistic: not on every enqueue).
     std::uint64_t max_queue_bytes = 0;
     std::uint64_t buffer_bytes = 0;  // tail-drop limit in lossy mode
@@ -67,9 +65,12 @@ struct alignas(64) EgressPort {
 /// switch-to-switch hops than one lane can keep deadlock-free (Dragonfly, Slim Fly) have them,
 /// so a fat tree's port is three lines, not six.
 using UpperLanes = std::array<ChunkedFifo<Packet>, kMaxVirtualLanes - 1>;
+using UpperCredits = std::array<std::int64_t, kMaxVirtualLanes - 1>;
 using PacketChunks = ChunkedFifo<Packet>::Pool;
 static_assert(sizeof(EgressPort) == 256);
 static_assert(offsetof(EgressPort, tail_at) < 64 && offsetof(EgressPort, partition) < 64);
-static_assert(offsetof(EgressPort, credit_delay) / 64 == offsetof(EgressPort, returning) / 64);
+static_assert(offsetof(EgressPort, credits_bytes) / 64 == 1 &&
+              offsetof(EgressPort, near_credits) / 64 == 1 &&
+              (offsetof(EgressPort, near_credits) + sizeof(NearCredits) - 1) / 64 == 1);
 
 }  // namespace clustersim

@@ -16,7 +16,10 @@ Fabric::Fabric(Simulator& sim, const PortGraph& graph, const NetworkParams& para
     links_.resize(channels.size());
     ports_.resize(channels.size());
     transmitter_.resize(channels.size());
-    if (params_.virtual_lanes > 1) upper_lanes_.resize(channels.size());
+    if (params_.virtual_lanes > 1) {
+        upper_lanes_.resize(channels.size());
+        upper_credits_.resize(channels.size());
+    }
     first_endpoint_channel_ = static_cast<std::uint32_t>(channels.size());
     const bool lossless = params_.flow_control != FlowControl::Lossy;
     may_drop_ = !lossless;
@@ -52,11 +55,15 @@ Fabric::Fabric(Simulator& sim, const PortGraph& graph, const NetworkParams& para
             port.unlimited_credits = !lossless;
             // A switch-to-switch hop splits the input buffer evenly among the virtual lanes;
             // every other hop uses lane 0 only, which gets it all.
-            if (l.fabric_hop)
-                port.credits_bytes.fill(
-                    static_cast<std::int64_t>(sw.port_buffer_bytes / params_.virtual_lanes));
-            else
-                port.credits_bytes[0] = static_cast<std::int64_t>(sw.port_buffer_bytes);
+            if (l.fabric_hop) {
+                const auto share =
+                    static_cast<std::int64_t>(sw.port_buffer_bytes / params_.virtual_lanes);
+                port.credits_bytes = share;
+                if (params_.virtual_lanes > 1)
+                    std::fill_n(upper_credits_[c].begin(), params_.virtual_lanes - 1, share);
+            } else {
+                port.credits_bytes = static_cast<std::int64_t>(sw.port_buffer_bytes);
+            }
         }
         const bool into_fabric_switch =
             ch.to.kind == NodeKind::Switch &&
@@ -109,9 +116,8 @@ void Fabric::end_window() {
     // one partition).
     for (std::uint32_t q = 0; q < handed_.size(); ++q) {
         for (const HandedCredit& h : handed_[q]) {
-            EgressPort& up = ports_[h.channel];
-            up.returning.push_back(h.credit);
-            if (up.waiting_for_credit) arm(h.channel, h.credit.at);
+            push_return(h.channel, h.credit);
+            if (ports_[h.channel].waiting_for_credit) arm(h.channel, h.credit.at);
         }
         handed_[q].clear();
     }

@@ -62,7 +62,8 @@ class Fabric {
     /// Bytes per channel and per switch before any packet moves (run estimates).
     static std::uint64_t bytes_per_channel(bool pfc, std::uint32_t virtual_lanes) {
         return sizeof(Link) + sizeof(EgressPort) + sizeof(std::uint32_t) +
-               (pfc ? sizeof(PfcIngress) : 0) + (virtual_lanes > 1 ? sizeof(UpperLanes) : 0);
+               (pfc ? sizeof(PfcIngress) : 0) +
+               (virtual_lanes > 1 ? sizeof(UpperLanes) + sizeof(UpperCredits) : 0);
     }
     static std::uint64_t bytes_per_switch(bool pfc) { return pfc ? sizeof(SharedBuffer) : 0; }
     bool is_endpoint_channel(std::uint32_t ch) const { return ch >= first_endpoint_channel_; }
@@ -102,7 +103,18 @@ class Fabric {
     void collect_credits(std::uint32_t ch);
     bool has_credit(std::uint32_t ch, std::uint32_t vl, std::uint32_t wire) const {
         const EgressPort& p = ports_[ch];
-        return p.unlimited_credits || p.credits_bytes[vl] >= static_cast<std::int64_t>(wire);
+        return p.unlimited_credits || credits(ch, vl) >= static_cast<std::int64_t>(wire);
+    }
+    /// Credits on their way back to `ch` (that have not been counted in yet), and the first.
+    std::size_t credits_returning(std::uint32_t ch) const {
+        const EgressPort& p = ports_[ch];
+        return p.near_credits.count + p.returning.size();
+    }
+    CreditReturn next_credit(std::uint32_t ch) const {
+        const EgressPort& p = ports_[ch];
+        if (!p.near_credits.empty())
+            return {p.near_credits.front_at(), p.near_credits.front_bytes(), 0};
+        return p.returning.empty() ? CreditReturn{Time::never()} : p.returning.front();
     }
     /// The lanes in turn from the port's round-robin position, skipping those without a packet
     /// or without credit for it: the wire size of the packet to send next (0: none) and its lane.
@@ -171,9 +183,10 @@ class Fabric {
     bool ecn_ = false;         // the congestion control needs ECN marks (its traits, read once)
     bool may_drop_ = false;    // lossy mode, or a fault has stopped or degraded a port
     std::vector<Link> links_;  // indexed by channel
-    std::vector<EgressPort> ports_;           // indexed by channel
-    std::vector<UpperLanes> upper_lanes_;     // per channel, with more than one lane only
-    std::vector<std::uint32_t> transmitter_;  // per channel: the logical process of its port
+    std::vector<EgressPort> ports_;            // indexed by channel
+    std::vector<UpperLanes> upper_lanes_;      // per channel, with more than one lane only
+    std::vector<UpperCredits> upper_credits_;  // likewise
+    std::vector<std::uint32_t> transmitter_;   // per channel: the logical process of its port
     // Packets on links, each named by its arrival event (a slot of the launching partition).
     PartitionedPool<InFlight> flying_;
     // Chunks of the queued packets, per partition (a port uses its own partition's).
@@ -184,6 +197,25 @@ class Fabric {
     const ChunkedFifo<Packet>& lane(std::uint32_t ch, std::uint32_t vl) const {
         return vl == 0 ? ports_[ch].queue : upper_lanes_[ch][vl - 1];
     }
+    std::int64_t& credits(std::uint32_t ch, std::uint32_t vl) {
+        return vl == 0 ? ports_[ch].credits_bytes : upper_credits_[ch][vl - 1];
+    }
+    std::int64_t credits(std::uint32_t ch, std::uint32_t vl) const {
+        return vl == 0 ? ports_[ch].credits_bytes : upper_credits_[ch][vl - 1];
+    }
+    // A credit on its way back to `ch`: in the port's line while few are, else in its ring.
+    void push_return(std::uint32_t ch, const CreditReturn& c) {
+        EgressPort& port = ports_[ch];
+        NearCredits& near = port.near_credits;
+        if (params_.virtual_lanes == 1 && !near.spilled && !near.full()) {
+            near.push_back(c.at, c.bytes);
+            return;
+        }
+        port.returning.push_back(c);
+        near.spilled = true;
+    }
+    // Credits back by `now` counted in.
+    void take_returned(std::uint32_t ch, Time now);
     std::uint32_t first_endpoint_channel_ = 0;
     PerPartition<FabricCounters> counters_;
     std::vector<PfcIngress> pfc_;       // per channel into a fabric switch (PFC mode only)
@@ -234,14 +266,24 @@ inline bool Fabric::ready(std::uint32_t ch) {
     return true;
 }
 
-inline void Fabric::collect_credits(std::uint32_t ch) {
+inline void Fabric::take_returned(std::uint32_t ch, Time now) {
     EgressPort& port = ports_[ch];
-    if (port.unlimited_credits) return;
-    const Time now = sim_.now();
+    NearCredits& near = port.near_credits;
+    while (!near.empty() && near.front_at() <= now) {
+        port.credits_bytes += near.front_bytes();
+        near.pop_front();
+    }
+    if (!near.spilled || !near.empty()) return;  // the ring holds only returns after these
     while (!port.returning.empty() && port.returning.front().at <= now) {
         const CreditReturn c = port.returning.pop_front();
-        port.credits_bytes[c.vl] += c.bytes;
+        credits(ch, c.vl) += c.bytes;
     }
+    near.spilled = !port.returning.empty();
+}
+
+inline void Fabric::collect_credits(std::uint32_t ch) {
+    if (ports_[ch].unlimited_credits) return;
+    take_returned(ch, sim_.now());
 }
 
 inline std::uint32_t Fabric::next_queued(std::uint32_t ch, std::uint32_t& vl) const {
@@ -251,7 +293,7 @@ inline std::uint32_t Fabric::next_queued(std::uint32_t ch, std::uint32_t& vl) co
         const ChunkedFifo<Packet>& q = lane(ch, v);
         if (q.empty()) continue;
         const std::uint32_t w = wire_bytes(q.front());
-        if (port.unlimited_credits || port.credits_bytes[v] >= static_cast<std::int64_t>(w)) {
+        if (port.unlimited_credits || credits(ch, v) >= static_cast<std::int64_t>(w)) {
             vl = v;
             return w;
         }
@@ -262,13 +304,14 @@ inline std::uint32_t Fabric::next_queued(std::uint32_t ch, std::uint32_t& vl) co
 inline void Fabric::wait_for_credit(std::uint32_t ch) {
     EgressPort& port = ports_[ch];
     port.waiting_for_credit = true;
-    if (!port.returning.empty()) arm(ch, port.returning.front().at);
+    const Time next = next_credit(ch).at;
+    if (next != Time::never()) arm(ch, next);
 }
 
 inline Time Fabric::begin_transmission(std::uint32_t ch, std::uint32_t wire, std::uint32_t vl) {
     EgressPort& port = ports_[ch];
     port.waiting_for_credit = false;
-    if (!port.unlimited_credits) port.credits_bytes[vl] -= wire;
+    if (!port.unlimited_credits) credits(ch, vl) -= static_cast<std::int64_t>(wire);
     const Time tx_end = sim_.now() + links_[ch].clock.time_for(wire);
     port.busy_until = tx_end;
     return tx_end;
@@ -402,7 +445,10 @@ inline void Fabric::return_credit(std::uint32_t up_channel, std::uint32_t wire, 
         handed_.here().push_back({up_channel, CreditReturn{at, wire, vl}});
         return;
     }
-    up.returning.push_back(CreditReturn{at, wire, vl});
+    // Credits already back are counted in first, so that the ones in flight stay few: the
+    // same sum a service would take, and every reader collects before it reads.
+    take_returned(up_channel, sim_.now());
+    push_return(up_channel, CreditReturn{at, wire, vl});
     if (up.waiting_for_credit) arm(up_channel, at);
 }
 
