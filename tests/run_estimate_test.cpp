@@ -247,8 +247,9 @@ TEST_CASE("check --json of a sweep counts its points and runs", "[estimate][cli]
     CHECK(j["memory_estimate_bytes"].get<std::uint64_t>() > 0);
 }
 
-TEST_CASE("memory estimates are within 2x of the peak the OS measures on mid-size runs",
-          "[.slow][estimate]") {
+TEST_CASE(
+    "memory estimates are at most 2.5x and at least half the peak the OS measures on mid-size runs",
+    "[.slow][estimate]") {
     // The MoE steps are estimated from their formula (traffic/moe_step_size), before anything
     // is built: normal-mode prefill and an NVL72 decode beside the low-latency decode.
     for (const char* f : {"scenarios/ft2-permutation.yaml", "scenarios/mpft-2048.yaml",
@@ -267,7 +268,11 @@ TEST_CASE("memory estimates are within 2x of the peak the OS measures on mid-siz
         double estimate = 0, peak = 0;
         line >> estimate >> peak;
         INFO("estimate " << estimate << " peak " << peak);
-        CHECK(estimate <= 2 * peak);
+        // Over is the safe side (a run is refused on the estimate), so it may be further off:
+        // the packets term is a bound (every packet of a pattern alive at once where buffers
+        // allow), and on mpft-2048's permutation contention keeps under half of them alive at
+        // the peak: 2.12x since the credit rings went (docs/input-validation.md).
+        CHECK(estimate <= 2.5 * peak);
         CHECK(estimate >= peak / 2);
     }
 }
