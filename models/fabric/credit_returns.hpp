@@ -17,7 +17,9 @@ struct CreditReturn {
 };
 
 /// Up to three lane-0 returns, oldest first. `spilled`: later ones wait in the port's ring
-/// (which then holds every newer return, so the order stays the order of arrival).
+/// (which then holds every newer return, so the order stays the order of arrival) -- a copy of
+/// "the ring is not empty" kept on this line, so that a return or a service reads the ring's
+/// line only when it holds something.
 struct NearCredits {
     static constexpr std::uint32_t kCapacity = 3;
 
