@@ -80,7 +80,7 @@ class alignas(64) EventQueue {
 
   private:
     static constexpr std::uint32_t kNoChunk = 0xffffffff;
-    static constexpr std::uint32_t kChunkEvents = 31;  // 31 x 24 B + 8 B: 752 B a chunk
+    static constexpr std::uint32_t kChunkEvents = 15;  // 15 x 24 B + 8 B: 368 B a chunk
     struct Chunk {
         std::array<Event, kChunkEvents> events;
         std::uint32_t count = 0;
