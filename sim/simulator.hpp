@@ -113,7 +113,8 @@ class Simulator {
             partition_of_.assign(of_process.size(), 0);
         }
         queues_.clear();
-        queues_.resize(windowed_ ? count + 1 : 1);
+        for (std::uint32_t q = 0; q < (windowed_ ? count + 1 : 1); ++q)
+            queues_.push_back(EventQueue::for_share(partitions_));
         running_partitions_ = std::vector<Running>(windowed_ ? count : 0);
         for (std::uint32_t p = 0; p < running_partitions_.size(); ++p)
             running_partitions_[p].partition = p;

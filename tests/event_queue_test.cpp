@@ -243,3 +243,31 @@ TEST_CASE(
     CHECK(a != fingerprint_of({{10, 2}, {10, 1}, {20, 3}}));  // same times, other order
     CHECK(a != fingerprint_of({{10, 1}, {11, 2}, {20, 3}}));  // one time moved
 }
+
+TEST_CASE("a partition's calendar widens its buckets past 64 partitions, keeping span and order",
+          "[sim]") {
+    CHECK(EventQueue::widening(1) == 0);
+    CHECK(EventQueue::widening(64) == 0);
+    CHECK(EventQueue::widening(65) == 1);
+    CHECK(EventQueue::widening(128) == 1);
+    CHECK(EventQueue::widening(129) == 2);
+    CHECK(EventQueue::widening(256) == 2);
+    CHECK(EventQueue::widening(1u << 20) == EventQueue::kMaxWidening);
+    // Same order as a heap with buckets 4 ns wide: events within one bucket and across many.
+    EventQueue q = EventQueue::for_share(256);
+    std::priority_queue<Event, std::vector<Event>,
+                        decltype([](const Event& a, const Event& b) { return b < a; })>
+        ref;
+    RandomStream rng(5, "widened");
+    std::uint64_t seq = 0;
+    for (int i = 0; i < 20000; ++i) {
+        const Event e{Time::from_ps(static_cast<std::int64_t>(rng.below(20'000'000))), seq++, 0, 0};
+        q.push(e);
+        ref.push(e);
+    }
+    while (!ref.empty()) {
+        REQUIRE(q.pop().sequence == ref.top().sequence);
+        ref.pop();
+    }
+    CHECK(q.empty());
+}

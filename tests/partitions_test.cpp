@@ -107,6 +107,13 @@ TEST_CASE(
         const Partitions tied = partition_processes(g, lp, ties, "");
         CHECK(tied.of_process[a] == tied.of_process[b]);
     }
+    SECTION("as many as asked for (sim.partitions), at most one per process; one is none") {
+        CHECK(partition_processes(g, lp, {}, "", {}, 16).count == 16);
+        CHECK(partition_processes(g, lp, {}, "", {}, 1).count == 1);
+        CHECK_FALSE(partition_processes(g, lp, {}, "", {}, 1).single_reason.empty());
+        CHECK(partitions_for(lp.count, kMostPartitions) == lp.count);
+        CHECK(partitions_for(lp.count, 0) == partitions_for(lp.count));
+    }
     SECTION("state read across processes, or a tie to the observer: one partition, said why") {
         CHECK(partition_processes(g, lp, {}, "HPCC").count == 1);
         CHECK(partition_processes(g, lp, {}, "HPCC").single_reason == "HPCC");

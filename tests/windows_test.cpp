@@ -148,7 +148,7 @@ namespace {
 
 // Every endpoint sends to every other (16 KiB) on a fabric small enough to test and large
 // enough to cut; returns each message's finish time.
-std::vector<Time> finish_times(const TestFabric& f, const NetworkParams& p, bool one,
+std::vector<Time> finish_times(const TestFabric& f, const NetworkParams& p, std::uint32_t wanted,
                                std::uint32_t& partitions, std::uint32_t threads = 1,
                                std::uint64_t* fingerprint = nullptr) {
     Workload w;
@@ -157,7 +157,7 @@ std::vector<Time> finish_times(const TestFabric& f, const NetworkParams& p, bool
         for (std::uint32_t d = 0; d < n; ++d)
             if (s != d) w.add_message({s, d, 32 * 1024, Time{}});
     SimulationOptions o;
-    o.one_partition = one;
+    o.partitions = wanted;
     o.threads = threads;
     o.fingerprint = fingerprint != nullptr;
     const SimulationResult r = simulate(f.topology.graph, f.routes, w, p, o);
@@ -185,12 +185,16 @@ TEST_CASE(
         const TestFabric f(ft);
         NetworkParams p = ib_params();
         p.virtual_lanes = lanes;
-        std::uint32_t one = 0, cut = 0;
-        const auto a = finish_times(f, p, true, one);
-        const auto b = finish_times(f, p, false, cut);
+        std::uint32_t one = 0, cut = 0, fine = 0;
+        const auto a = finish_times(f, p, 1, one);
+        const auto b = finish_times(f, p, 0, cut);
         CHECK(one == 1);
         CHECK(cut > 1);
         CHECK(a == b);
+        // Cut finer than the default (sim.partitions), as many cores would want: the same.
+        const auto c = finish_times(f, p, 8, fine);
+        CHECK(fine == 8);
+        CHECK(a == c);
     };
     SECTION("one lane") {
         compare(1);
@@ -217,8 +221,8 @@ TEST_CASE(
         NetworkParams p = ib_params();
         p.virtual_lanes = 3;
         std::uint32_t one = 0, cut = 0;
-        const auto a = finish_times(f, p, true, one);
-        const auto b = finish_times(f, p, false, cut);
+        const auto a = finish_times(f, p, 1, one);
+        const auto b = finish_times(f, p, 0, cut);
         CHECK(cut > 1);
         CHECK(a == b);
     }
@@ -402,8 +406,8 @@ TEST_CASE("a packet-level run on threads gives the one-thread run's results and 
     const NetworkParams p = ib_params();
     std::uint32_t partitions = 0;
     std::uint64_t d1 = 0, d2 = 0;
-    const auto a = finish_times(f, p, false, partitions, 1, &d1);
-    const auto b = finish_times(f, p, false, partitions, 2, &d2);
+    const auto a = finish_times(f, p, 0, partitions, 1, &d1);
+    const auto b = finish_times(f, p, 0, partitions, 2, &d2);
     CHECK(partitions > 1);
     CHECK(a == b);
     CHECK(d1 == d2);

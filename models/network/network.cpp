@@ -31,23 +31,24 @@ std::string shared_state(const NetworkParams& params) {
     return "";
 }
 
-// The run's partitions: one if asked for, or if the model shares state across processes;
-// else balanced by channels and expected events.
+// The run's partitions: as many as asked for (0: the default), one if the model shares state
+// across processes; balanced by channels and expected events.
 Partitions partitions_for(const PortGraph& graph, const LogicalProcesses& lp,
                           const TaskProcesses& tasks, const Workload& workload,
-                          const NetworkParams& params, bool partition) {
-    const std::string shared = partition ? shared_state(params) : "one partition asked for";
+                          const NetworkParams& params, std::uint32_t wanted) {
+    const std::string shared = shared_state(params);
+    const bool cut = shared.empty() && wanted != 1;
     return partition_processes(graph, lp, tasks.ties, shared,
-                               shared.empty()
-                                   ? expected_process_load(graph, lp, workload, params.mtu_bytes)
-                                   : std::vector<std::uint64_t>{});
+                               cut ? expected_process_load(graph, lp, workload, params.mtu_bytes)
+                                   : std::vector<std::uint64_t>{},
+                               wanted);
 }
 
 }  // namespace
 
 Network::Network(Simulator& sim, const PortGraph& graph, const ForwardingTables& routes,
                  const Workload& workload, const NetworkParams& params, const NodeLayout* layout,
-                 const FaultPlan* faults, bool partition)
+                 const FaultPlan* faults, std::uint32_t partitions)
     : sim_(sim),
       graph_(graph),
       workload_(workload),
@@ -55,7 +56,7 @@ Network::Network(Simulator& sim, const PortGraph& graph, const ForwardingTables&
       processes_(logical_processes(graph, layout)),
       tasks_(task_processes(workload, processes_.of_endpoint, processes_.count,
                             shortest_crossing(graph, processes_))),
-      partitions_(partitions_for(graph, processes_, tasks_, workload, params, partition)),
+      partitions_(partitions_for(graph, processes_, tasks_, workload, params, partitions)),
       fabric_(sim, graph, params, layout, processes_),
       forwarding_(graph, routes, params, layout, fabric_.ports()),
       transport_(graph, workload, params, layout),

@@ -56,14 +56,14 @@ struct NetworkCounters {
 class Network {
   public:
     /// `layout` (may be null: bare NICs) says how GPUs, hubs, scale-up switches and NICs sit in
-    /// nodes; `routes` covers the fabric switches, which come first in `graph`. `partition`:
-    /// cut the processes into partitions run in windows (models/network/partitions.hpp), or
-    /// not (one partition: the plain loop, for comparisons; the same results but stale
-    /// wake-ups, which can differ in count).
+    /// nodes; `routes` covers the fabric switches, which come first in `graph`. `partitions`:
+    /// how many the processes are cut into for windows (models/network/partitions.hpp; 0: the
+    /// default for their number; 1: the plain loop, the same results but stale wake-ups,
+    /// which can differ in count).
     Network(Simulator& sim, const PortGraph& graph, const ForwardingTables& routes,
             const Workload& workload, const NetworkParams& params,
             const NodeLayout* layout = nullptr, const FaultPlan* faults = nullptr,
-            bool partition = true);
+            std::uint32_t partitions = 0);
 
     /// Schedules every task that has a start time (and the first queue sample).
     void start() {

@@ -36,9 +36,10 @@ Partitions single(std::uint32_t processes, std::string reason) {
 
 Partitions partition_processes(const PortGraph& graph, const LogicalProcesses& lp,
                                std::span<const ProcessTie> ties, const std::string& shared_reason,
-                               std::span<const std::uint64_t> load) {
+                               std::span<const std::uint64_t> load, std::uint32_t wanted) {
     const std::uint32_t n = lp.count;
     if (!shared_reason.empty()) return single(n, shared_reason);
+    if (wanted == 1) return single(n, "one partition asked for (sim.partitions: 1)");
     // Ties first: processes a zero-delay dependency joins become one vertex.
     UnionFind together(n);
     for (const ProcessTie& t : ties) {
@@ -50,7 +51,7 @@ Partitions partition_processes(const PortGraph& graph, const LogicalProcesses& l
     std::uint32_t vertices = 0;
     for (std::uint32_t i = 0; i < n; ++i)
         vertex_of[i] = together.find(i) == i ? vertices++ : vertex_of[together.find(i)];
-    const std::uint32_t target = std::min(vertices, partitions_for(n));
+    const std::uint32_t target = std::min(vertices, partitions_for(n, wanted));
     if (target < 2) return single(n, "too few logical processes to cut");
 
     // The graph of vertices, each weighed by the channels its processes transmit on and, when

@@ -31,25 +31,31 @@ struct Partitions {
     bool is_cut(std::uint32_t channel) const { return !cut.empty() && cut[channel]; }
 };
 
-/// Partitions a fabric should be cut into: about one per `kProcessesPerPartition` processes, at
-/// least two, at most `kMaxPartitions` (enough for a few dozen threads). Each partition keeps an
-/// event calendar whose chunks fill per bucket, so more partitions cost memory: at 8 processes a
-/// partition the 2,048-GPU step's 44 calendars held 140 MB more than one (docs/performance.md).
+/// Partitions a fabric is cut into by default: about one per `kProcessesPerPartition`
+/// processes, at least two, at most `kMaxPartitions` (enough for a few dozen threads). Each
+/// partition keeps an event calendar whose chunks fill per bucket, so more partitions cost
+/// memory: at 8 processes a partition the 2,048-GPU step's 44 calendars held 140 MB more than
+/// one with 752-byte chunks, 70 MB with 368-byte ones (docs/performance.md). `sim.partitions`
+/// asks for more, up to `kMostPartitions` (what a pool's slot names hold), for many cores.
 inline constexpr std::uint32_t kProcessesPerPartition = 32;
 inline constexpr std::uint32_t kMaxPartitions = 64;
-/// How many partitions `processes` logical processes are cut into (METIS may leave some empty).
-constexpr std::uint32_t partitions_for(std::uint64_t processes) {
-    const std::uint64_t wanted = processes / kProcessesPerPartition;
+inline constexpr std::uint32_t kMostPartitions = 256;
+/// How many partitions `processes` logical processes are cut into (METIS may leave some empty):
+/// `wanted` when given (at most one per process), else the default above.
+constexpr std::uint32_t partitions_for(std::uint64_t processes, std::uint32_t wanted = 0) {
+    if (wanted > 0) return static_cast<std::uint32_t>(std::min<std::uint64_t>(wanted, processes));
+    const std::uint64_t share = processes / kProcessesPerPartition;
     return static_cast<std::uint32_t>(
-        std::min<std::uint64_t>({kMaxPartitions, processes, std::max<std::uint64_t>(2, wanted)}));
+        std::min<std::uint64_t>({kMaxPartitions, processes, std::max<std::uint64_t>(2, share)}));
 }
 
 /// Groups the processes of `lp` into partitions. `ties` are pairs a dependency joins with no
 /// delay (they stay together); `shared_reason`, when not empty, says why the model reads state
 /// across processes with no delay (HPCC's hop records, UGAL-G's remote queues): one partition.
 /// `load`: per process, the expected events to balance beside channels (empty: channels only).
+/// `wanted`: how many partitions (0: partitions_for's default; 1: one).
 Partitions partition_processes(const PortGraph& graph, const LogicalProcesses& lp,
                                std::span<const ProcessTie> ties, const std::string& shared_reason,
-                               std::span<const std::uint64_t> load = {});
+                               std::span<const std::uint64_t> load = {}, std::uint32_t wanted = 0);
 
 }  // namespace clustersim

@@ -21,8 +21,7 @@ SimulationResult simulate(const PortGraph& graph, const ForwardingTables& routes
                           const Workload& workload, const NetworkParams& params,
                           const SimulationOptions& options, const NodeLayout* layout) {
     Simulator sim;
-    Network net(sim, graph, routes, workload, params, layout, options.faults,
-                !options.one_partition);
+    Network net(sim, graph, routes, workload, params, layout, options.faults, options.partitions);
     net.start();
     sim.set_threads(options.threads);
 

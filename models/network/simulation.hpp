@@ -21,8 +21,10 @@ struct SimulationOptions {
     std::uint64_t expected_events = 0;  // what the run was estimated at (0: not known)
     bool fingerprint = false;           // fold every event into SimulationResult::fingerprint
     const FaultPlan* faults = nullptr;  // faults: what breaks, and when
-    // One partition, no windows (Network's `partition`): for comparisons with the windowed run.
-    bool one_partition = false;
+    // Partitions the run is cut into for windows (Network's `partitions`; sim.partitions):
+    // 0 the default for the model's size, 1 none (the plain loop). A model setting: the cut
+    // decides which credits cross it as events, so it is part of what a run simulated.
+    std::uint32_t partitions = 0;
     // Threads that run the partitions of a window (sim/simulator.hpp): results do not depend
     // on them. An execution setting: never part of a scenario's resolved values.
     std::uint32_t threads = 1;

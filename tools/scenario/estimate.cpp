@@ -120,21 +120,24 @@ RunEstimate estimate_run(const Scenario& s, const FabricPlan& f, const WorkloadS
     const std::uint64_t processes =
         f.fabric_switches +
         (f.node_model ? f.endpoints / std::max(1u, s.cluster.gpus_per_node) : f.endpoints);
-    e.fabric_bytes = graph_bytes(f.fabric_switches, f.fabric_cables, f.fabric.inventory.endpoints) +
-                     (f.node_model ? graph_bytes(f.switches, f.cables, f.endpoints) : 0) +
-                     channels * Fabric::bytes_per_channel(pfc, f.lanes) +
-                     f.switches * Fabric::bytes_per_switch(pfc) +
-                     Forwarding::memory_bytes(f.fabric_switches, f.switches, channels, f.endpoints,
-                                              s.network.routing == "flowlet") +
-                     (f.node_model ? f.switches * 8 + f.endpoints * 8 : 0) +  // node layout
-                     // Logical processes: the map per switch and endpoint, and at most one
-                     // process each (plus the observer) with the simulator's counters.
-                     (f.switches + f.endpoints) * sizeof(std::uint32_t) +
-                     (f.switches + f.endpoints + 1) * LogicalProcesses::kBytesPerProcess +
-                     // An event calendar per partition and the observer's, every bucket
-                     // holding a chunk half filled (assumption; measured: 44 MB more at 2,048
-                     // GPUs cut in 11 than in one, 1.7 MB a calendar at this assumption).
-                     (partitions_for(processes) + 1) * EventQueue::calendar_bytes(0.5);
+    const std::uint32_t partitions = partitions_for(processes, s.sim.partitions);
+    e.fabric_bytes =
+        graph_bytes(f.fabric_switches, f.fabric_cables, f.fabric.inventory.endpoints) +
+        (f.node_model ? graph_bytes(f.switches, f.cables, f.endpoints) : 0) +
+        channels * Fabric::bytes_per_channel(pfc, f.lanes) +
+        f.switches * Fabric::bytes_per_switch(pfc) +
+        Forwarding::memory_bytes(f.fabric_switches, f.switches, channels, f.endpoints,
+                                 s.network.routing == "flowlet") +
+        (f.node_model ? f.switches * 8 + f.endpoints * 8 : 0) +  // node layout
+        // Logical processes: the map per switch and endpoint, and at most one
+        // process each (plus the observer) with the simulator's counters.
+        (f.switches + f.endpoints) * sizeof(std::uint32_t) +
+        (f.switches + f.endpoints + 1) * LogicalProcesses::kBytesPerProcess +
+        // An event calendar per partition and the observer's, every bucket
+        // holding a chunk half filled (assumption; measured: 44 MB more at 2,048
+        // GPUs cut in 11 than in one with 4,096 buckets of 752 B chunks).
+        (partitions + 1) * EventQueue::calendar_bytes(
+                               0.5, EventQueue::kBuckets >> EventQueue::widening(partitions));
     e.routes_bytes = saturating_mul(f.fabric_switches, f.edge_switches) * sizeof(std::uint32_t) +
                      f.fabric_switches * (kBoostVertexBytes + 4 * sizeof(std::uint32_t)) +
                      f.fabric.inventory.switch_links * kBoostEdgeBytes;

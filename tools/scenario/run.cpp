@@ -54,6 +54,7 @@ RunOutcome execute_run(const Scenario& s, PreparedRun& p, bool progress) {
     so.expected_events = p.estimate.events;
     so.fingerprint = s.sim.fingerprint;
     so.threads = s.sim.threads;
+    so.partitions = s.sim.partitions;
     so.faults = &p.faults.plan;
     RunOutcome o;
     o.result = simulate(p.fabric.simulated().graph, p.fabric.routes, p.workload,

@@ -274,6 +274,8 @@ class Filler {
         s.sim.max_memory_gb = number_or("sim.max_memory_gb", 0);
         s.sim.sample_rows = integer_or("sim.sample_rows", 1000000);
         s.sim.replicates = u32_or("sim.replicates", 1);
+        s.sim.partitions =
+            text_or("sim.partitions", "") == "auto" ? 0 : u32_or("sim.partitions", 0);
         // Not recorded as resolved: how a run is executed is not what it simulates.
         s.sim.threads = static_cast<std::uint32_t>(values_.integer_or("sim.threads", 1));
         s.sim.complete_on_ack = text_or("sim.completion", "receiver") == "sender-ack";

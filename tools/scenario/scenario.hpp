@@ -151,6 +151,10 @@ struct Scenario {
         double max_memory_gb = 0;      // 0: three quarters of the machine's memory
         std::uint64_t sample_rows = 1000000;
         std::uint32_t replicates = 1;  // seeds run: seed .. seed + replicates - 1
+        // sim.partitions: how finely the run is cut for windows (0: auto, the default for the
+        // model's size; 1: not at all). A model setting, recorded: the cut decides which
+        // credits cross it as events (sim.events) and how many cores can share the run.
+        std::uint32_t partitions = 0;
         // Threads for one run's partitions (sim.threads, --threads): an execution setting,
         // kept out of `resolved` (results do not depend on it, and must compare).
         std::uint32_t threads = 1;

@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "models/congestion/congestion_controls.hpp"
+#include "models/network/partitions.hpp"
 #include "models/routing/routing_policy.hpp"
 #include "sim/registry.hpp"
 #include "tools/scenario/scenario.hpp"
@@ -104,6 +105,14 @@ static std::vector<KeySpec> core_keys() {
         "auto: from 4 (decode) or 2 (prefill, training), more until the step moves by less than "
         "1 % with the last layer added, or 8 are simulated");
     simulated_layers.words = {"auto"};
+    KeySpec partitions = integer(
+        "sim.partitions", 1, kMostPartitions, "auto",
+        "how many partitions the run is cut into for windows (at most one per logical process: "
+        "a switch, or a node with its GPUs and NICs); results are the same, but sim.events, "
+        "sim.cut_channels and sim.thread_speedup_bound follow the cut. auto: about one per 32 "
+        "processes, 2 to 64; more lets more threads share the run and costs a calendar each "
+        "(docs/performance.md); 1: none");
+    partitions.words = {"auto"};
     return {
         integer("seed", 0, 18446744073709551615.0, "1", "random seed: same scenario + seed = same results"),
         text("name", "file stem", "scenario name in reports"),
@@ -181,6 +190,7 @@ static std::vector<KeySpec> core_keys() {
         number("sim.max_memory_gb", 1e-3, 1e9, "3/4 of what the process may use (machine, ulimit, cgroup)", "a run whose memory estimate (shown by check and topo) exceeds this is refused before anything is built"),
         number("sim.sample_us", 0, 1e9, "0 (off)", "every this many us, record each egress queue that holds bytes or is paused (queues.csv under --out)"),
         integer("sim.replicates", 1, 1000, "1", "seeds run (seed, seed + 1, ...): results keep the first seed's detail; each headline number K of decode, prefill and training becomes the mean, with K_ci95 the half-width of its 95 % interval"),
+        partitions,
         integer("sim.threads", 1, 1024, "1", "threads that simulate one run's partitions together; results are identical to one thread's (an execution setting: not in resolved_scenario)"),
         integer("sim.sample_rows", 1, 1e8, "1000000", "at most this many queue samples (results.json samples.truncated says if reached)"),
         list("faults", "none", "what breaks, and when: one entry per fault (docs/faults.md)"),
