@@ -261,6 +261,25 @@ TEST_CASE("check --schema lists every entry of every registry", "[cli][registry]
         CHECK(r.out.find(name) != std::string::npos);
 }
 
+TEST_CASE("docs/scenarios.md's key table is what check --schema prints, row for row",
+          "[cli][registry][system]") {
+    // The table is generated (docs/scenarios.md says so), never typed by hand: a key added to
+    // the schema without the table regenerated fails here.
+    const auto r = run_cli("check --schema");
+    REQUIRE(r.exit_code == 0);
+    const std::string doc =
+        read(std::filesystem::path(CLUSTERSIM_SOURCE_DIR) / "docs/scenarios.md");
+    const std::string header = "| key | type | default | meaning |";
+    const auto start = doc.find(header);
+    REQUIRE(start != std::string::npos);
+    auto end = start;  // the table ends at the first line that is not a row
+    while (end < doc.size() && doc[end] == '|') {
+        const auto eol = doc.find('\n', end);
+        end = eol == std::string::npos ? doc.size() : eol + 1;
+    }
+    CHECK(doc.substr(start, end - start) == r.out);
+}
+
 TEST_CASE("the seed option takes 0 to 2^64 - 1 exactly, and anything else is bad input",
           "[cli][values][system]") {
     const auto dir = temp_dir("seed-option");
