@@ -340,6 +340,25 @@ TEST_CASE(
     CHECK(Json::parse(read(dir / "results.json"))["status"] == "event_limit");
 }
 
+TEST_CASE(
+    "sim.partitions reaches the run: the cut it asks for, recorded, and messages' results the same",
+    "[cli][system]") {
+    const std::string scen = source_path("scenarios/ft2-alltoall.yaml") +
+                             " --set topology.endpoints=32 --set workload.message_bytes=16KiB";
+    const auto by_default = run_cli("run " + scen + " --json");
+    const auto fine = run_cli("run " + scen + " --set sim.partitions=7 --json");
+    REQUIRE(by_default.exit_code == 0);
+    REQUIRE(fine.exit_code == 0);
+    const Json a = Json::parse(by_default.out), b = Json::parse(fine.out);
+    // METIS may leave a part empty (dropped): at most the count asked for, more than auto's.
+    CHECK(b["sim"]["partitions"] <= 7);
+    CHECK(b["sim"]["partitions"] > a["sim"]["partitions"]);
+    CHECK(b["sim"]["cut_channels"] > a["sim"]["cut_channels"]);
+    CHECK(b["resolved_scenario"]["sim"]["partitions"] == 7);
+    CHECK_FALSE(a["resolved_scenario"]["sim"].contains("partitions"));  // unset: not recorded
+    CHECK(b["messages"] == a["messages"]);
+}
+
 TEST_CASE("resolved_scenario holds every value the run used: run again, it gives the same results",
           "[cli][system]") {
     for (const std::string& scen :

@@ -35,8 +35,9 @@ struct Partitions {
 /// processes, at least two, at most `kMaxPartitions` (enough for a few dozen threads). Each
 /// partition keeps an event calendar whose chunks fill per bucket, so more partitions cost
 /// memory: at 8 processes a partition the 2,048-GPU step's 44 calendars held 140 MB more than
-/// one with 752-byte chunks, 70 MB with 368-byte ones (docs/performance.md). `sim.partitions`
-/// asks for more, up to `kMostPartitions` (what a pool's slot names hold), for many cores.
+/// one with 752-byte chunks; with 368-byte ones 44 held 106 MB more than 11 (docs/performance.md).
+/// `sim.partitions` asks for more, up to `kMostPartitions` (what a pool's slot names hold), for
+/// many cores.
 inline constexpr std::uint32_t kProcessesPerPartition = 32;
 inline constexpr std::uint32_t kMaxPartitions = 64;
 inline constexpr std::uint32_t kMostPartitions = 256;
