@@ -69,6 +69,31 @@ class PartitionedPool {
             parts_[q].returned.clear();
         }
     }
+    /// Ranks (sim/ranks.hpp): a slot of another rank's partition, to hold the value it had
+    /// there (its chunk made here when first needed).
+    T& adopt(std::uint32_t slot) {
+        Part& p = parts_[slot >> kIndexBits];
+        const std::size_t chunk = (slot & kIndexMask) >> kChunkBits;
+        while (p.chunks.size() <= chunk) p.chunks.push_back(std::make_unique<T[]>(kChunk));
+        return (*this)[slot];
+    }
+    /// Ranks: the slots partition `q` gave back in this window that `elsewhere` says belong to
+    /// another rank's partition go to `hand(slot)`, in order, and leave this rank's list.
+    template <class Elsewhere, class Hand>
+    void hand_back(std::uint32_t q, Elsewhere elsewhere, Hand hand) {
+        std::vector<std::uint32_t>& list = parts_[q].returned;
+        std::size_t kept = 0;
+        for (const std::uint32_t slot : list) {
+            if (elsewhere(slot >> kIndexBits))
+                hand(slot);
+            else
+                list[kept++] = slot;
+        }
+        list.resize(kept);
+    }
+    /// Ranks: a slot partition `q` (another rank's) gave back, owned here; settled in order.
+    void returned_by(std::uint32_t q, std::uint32_t slot) { parts_[q].returned.push_back(slot); }
+
     /// Slots ever taken, over every partition (the pool's high-water mark).
     std::size_t slots() const {
         std::size_t n = 0;

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <concepts>
 #include <cstdint>
+#include <cstring>
 #include <exception>
 #include <limits>
 #include <span>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "sim/event_queue.hpp"
+#include "sim/ranks.hpp"
 #include "sim/thread_balance.hpp"
 
 namespace clustersim {
@@ -33,6 +35,17 @@ concept PrefetchingHandler = requires(H h, const Event& e) {
 template <class H>
 concept WindowedHandler = requires(H h) {
     h.end_window();
+};
+/// A handler whose run can be spread over ranks (sim/ranks.hpp): it writes what an event crossing
+/// to another rank carries besides itself (a packet's record), and, before end_window, what its
+/// partitions hand to another rank's without an event (credits, pool slots); it reads both back.
+template <class H>
+concept RankedHandler = requires(H h, const Event& e, ByteWriter& w, ByteReader& r,
+                                 std::span<ByteWriter> per_rank) {
+    h.pack_event(e, w);
+    h.unpack_event(e, r);
+    h.pack_window(per_rank);
+    h.unpack_window(r);
 };
 
 enum class StopReason : std::uint8_t { QueueEmpty, TimeLimit, Requested };
@@ -136,6 +149,36 @@ class Simulator {
     void set_threads(std::uint32_t n) { threads_ = std::max<std::uint32_t>(1, n); }
     std::uint32_t threads() const { return windowed_ ? std::min(threads_, partitions_) : 1; }
 
+    /// Spreads a windowed run over `ranks` (null, or one rank: this process runs it all):
+    /// partition p runs on rank p mod R, so partition 0, whose state the observer's writes
+    /// share, is on rank 0. Set after the partitions, before anything is scheduled. Events for
+    /// another rank's partition scheduled outside a window (set-up, the observer, which every
+    /// rank runs alike) are that rank's to schedule; inside a window they travel to it.
+    void set_ranks(Ranks* ranks) {
+        if (pending() != 0) throw std::logic_error("ranks set after events were scheduled");
+        ranks_ = windowed_ && ranks && ranks->count() > 1 ? ranks : nullptr;
+        local_.assign(std::size_t{partitions_} + 1, true);  // the observer's: every rank's
+        if (!ranks_) return;
+        for (std::uint32_t p = 0; p < partitions_; ++p) local_[p] = rank_of(p) == ranks_->rank();
+    }
+    /// The ranks the run is spread over, or null when this process runs all of it.
+    Ranks* ranks() const { return ranks_; }
+    /// Whether this rank runs partition `p` (every partition without ranks).
+    bool local(std::uint32_t partition) const { return !ranks_ || local_[partition]; }
+    std::uint32_t partition_of(std::uint32_t process) const { return partition_of_[process]; }
+    /// The rank that runs partition `p` (with ranks set).
+    std::uint32_t rank_of(std::uint32_t partition) const { return partition % ranks_->count(); }
+    /// Events pending over every rank (a collective when ranked: every rank asks alike, from
+    /// the observer, which all of them run).
+    std::uint64_t pending_everywhere() {
+        std::uint64_t n = pending();
+        if (!ranks_) return n;
+        const std::uint64_t observer = queues_.back().size();
+        std::uint64_t mine[1] = {n - observer};
+        ranks_->sum(mine);
+        return mine[0] + observer;
+    }
+
     /// An event for `process` to handle at `at`.
     void schedule(Time at, std::uint32_t target, std::uint32_t kind, std::uint32_t process) {
         Running* r = running_;
@@ -191,10 +234,21 @@ class Simulator {
         return run(handler, limit, [](const Simulator&) {});
     }
 
+    /// With ranks, a collective: a process's digest is kept by the rank that runs it (the
+    /// observer's, which every rank runs alike, by rank 0); the others hold the basis.
     std::uint64_t fingerprint() const {
+        std::vector<std::uint64_t> digests(process_state_.size());
+        for (std::size_t p = 0; p < digests.size(); ++p) digests[p] = process_state_[p].fingerprint;
+        if (ranks_) {
+            for (std::size_t p = 0; p < digests.size(); ++p) {
+                const bool mine = p == processes_ ? ranks_->rank() == 0 : local_[partition_of_[p]];
+                digests[p] = mine ? digests[p] ^ EventFingerprint::kBasis : 0;
+            }
+            ranks_->allreduce(digests, Ranks::Reduce::Xor);
+            for (std::uint64_t& d : digests) d ^= EventFingerprint::kBasis;
+        }
         std::uint64_t value = EventFingerprint::kBasis;
-        for (const ProcessState& p : process_state_)
-            value = EventFingerprint::fold(value, p.fingerprint);
+        for (const std::uint64_t d : digests) value = EventFingerprint::fold(value, d);
         return value;
     }
 
@@ -221,7 +275,9 @@ class Simulator {
         }
         const std::uint32_t to = partition_of_[e.process];
         if (r && to != r->partition)
-            r->outbox.push_back(e);  // another thread may be running its queue
+            r->outbox.push_back(e);  // another thread (or rank) may be running its queue
+        else if (!r && ranks_ && !local_[to]) [[unlikely]]
+            return;  // set-up or the observer: the rank that runs `to` schedules it too
         else
             queues_[to].push(e);
     }
@@ -361,7 +417,8 @@ class Simulator {
             std::vector<Running>& parts = sim_.running_partitions_;
             std::vector<std::uint64_t> load(parts.size());
             for (std::uint32_t p = 0; p < parts.size(); ++p) {
-                load[p] = parts[p].events - parts[p].dealt_at;
+                // Another rank's partitions (their counts are that rank's) have no events here.
+                load[p] = sim_.local(p) ? parts[p].events - parts[p].dealt_at : 0;
                 parts[p].dealt_at = parts[p].events;
             }
             const std::vector<std::uint32_t> thread_of =
@@ -399,10 +456,13 @@ class Simulator {
             current_ = processes_;
             return r;
         };
-        while (!stopped()) {
+        for (;;) {
             Time next = Time::never();
             for (std::uint32_t p = 0; p < partitions_; ++p)
                 if (!queues_[p].empty()) next = std::min(next, queues_[p].top().time);
+            bool stop = stopped();
+            if (ranks_) agree(next, stop);
+            if (stop) break;
             const Time watch = observer.empty() ? Time::never() : observer.top().time;
             const Time first = std::min(next, watch);
             if (first == Time::never()) return finish(StopReason::QueueEmpty);
@@ -417,8 +477,15 @@ class Simulator {
                 balance_.begin_window();
                 crew.run(last);
                 ++windows_run_;
-                for (Running& r : running_partitions_) {
+                for (Running& r : running_partitions_)
                     if (r.error) std::rethrow_exception(r.error);
+                if (ranks_) {
+                    if constexpr (RankedHandler<H>)
+                        swap_with_ranks(handler);
+                    else
+                        throw std::logic_error("a model that cannot be spread over ranks");
+                }
+                for (Running& r : running_partitions_) {
                     latest = std::max(latest, r.now);
                     handled[r.partition] = r.events;
                 }
@@ -439,7 +506,88 @@ class Simulator {
         return finish(StopReason::Requested);
     }
 
+    // Ranks: the earliest event over every rank, and whether any asked to stop.
+    void agree(Time& next, bool& stop) {
+        std::uint64_t words[2] = {static_cast<std::uint64_t>(next.ps()), stop ? 1u : 0u};
+        ranks_->allgather(words, gathered_);
+        for (std::size_t i = 0; i < gathered_.size(); i += 2) {
+            next = std::min(next, Time::from_ps(static_cast<std::int64_t>(gathered_[i])));
+            stop = stop || gathered_[i + 1] != 0;
+        }
+        if (stop) stop_requested_.store(true, std::memory_order_relaxed);
+    }
+
+    // Ranks, after a window: events for other ranks' partitions travel to them (with what the
+    // handler adds to each), then what the partitions hand over without events; every rank
+    // learns each partition's events and clock (a partition runs on one rank: the others hold
+    // zeros for it), so that counts, the thread balance and the run's end agree everywhere.
+    template <class H>
+    void swap_with_ranks(H& handler) {
+        const std::uint32_t ranks = ranks_->count(), me = ranks_->rank();
+        out_.resize(ranks);
+        for (auto& o : out_) {
+            o.clear();
+            ByteWriter{o}.put(std::uint64_t{0});  // the count of events, written below
+        }
+        std::vector<std::uint64_t> counts(ranks, 0);
+        for (Running& r : running_partitions_) {
+            if (!local_[r.partition]) continue;
+            std::size_t kept = 0;
+            for (const Event& e : r.outbox) {
+                const std::uint32_t to = partition_of_[e.process];
+                if (to == partitions_)
+                    throw std::logic_error("an event for the observer in a window");
+                if (local_[to]) {
+                    r.outbox[kept++] = e;
+                    continue;
+                }
+                const std::uint32_t rank = rank_of(to);
+                ++counts[rank];
+                ByteWriter w{out_[rank]};
+                w.put(e);
+                handler.pack_event(e, w);
+            }
+            r.outbox.resize(kept);
+        }
+        // The event count leads each rank's message; the hand-offs follow.
+        std::vector<ByteWriter> writers;
+        for (std::uint32_t rank = 0; rank < ranks; ++rank) {
+            std::memcpy(out_[rank].data(), &counts[rank], sizeof(std::uint64_t));
+            writers.push_back(ByteWriter{out_[rank]});
+        }
+        handler.pack_window(std::span<ByteWriter>(writers));
+        out_[me].clear();
+        ranks_->exchange(out_, in_);
+        for (std::uint32_t rank = 0; rank < ranks; ++rank) {
+            if (rank == me) continue;
+            ByteReader r(in_[rank]);
+            for (auto n = r.get<std::uint64_t>(); n > 0; --n) {
+                const Event e = r.get<Event>();
+                handler.unpack_event(e, r);
+                queues_[partition_of_[e.process]].push(e);
+            }
+            handler.unpack_window(r);
+            if (!r.done()) throw std::logic_error("a rank's message was not read to its end");
+        }
+        std::vector<std::uint64_t> mine(2 * std::size_t{partitions_}, 0);
+        for (const Running& r : running_partitions_)
+            if (local_[r.partition]) {
+                mine[2 * r.partition] = r.events;
+                mine[2 * r.partition + 1] = static_cast<std::uint64_t>(r.now.ps());
+            }
+        ranks_->sum(mine);
+        for (Running& r : running_partitions_)
+            if (!local_[r.partition]) {
+                r.events = mine[2 * r.partition];
+                r.now = Time::from_ps(static_cast<std::int64_t>(mine[2 * r.partition + 1]));
+            }
+    }
+
     std::vector<EventQueue> queues_ = std::vector<EventQueue>(1);  // per partition, observer last
+    Ranks* ranks_ = nullptr;                                       // set_ranks
+    std::vector<bool> local_ = {true};  // per partition and the observer's: run on this rank
+    std::vector<std::vector<std::byte>> out_, in_;  // per rank, reused window to window
+    std::vector<std::uint64_t> gathered_;
     ThreadBalance balance_;
     std::vector<std::uint32_t> partition_of_ = {0};  // per process
     std::vector<Running> running_partitions_;        // per partition (windowed)

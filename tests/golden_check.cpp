@@ -1,10 +1,11 @@
 // Regression goldens: runs the clustersim command named on the first line of a golden file and
 // compares a readable summary of its results (every results.json key but wall-clock fields, the
 // exit code, a digest and the first rows of messages.csv) with the rest of the file.
-//   golden_check BINARY SOURCE_DIR FILE.golden [--update | --threads N]
+//   golden_check BINARY SOURCE_DIR FILE.golden [--update | --threads N | --ranks N]
 // With --update (or CLUSTERSIM_UPDATE_GOLDENS=1) the file is rewritten instead of compared.
-// With --threads N the run is simulated on N threads and must give the file byte for byte
-// (a parallel run's results are the serial run's, not merely close to them).
+// With --threads N the run is simulated on N threads, with --ranks N over N MPI ranks
+// (`mpirun -n N`), and must give the file byte for byte (a parallel run's results are the
+// serial run's, not merely close to them).
 #include <fmt/format.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -108,9 +109,12 @@ int main(int argc, char** argv) {
     const std::filesystem::path source = argv[2];
     const std::filesystem::path golden = argv[3];
     const char* env = std::getenv("CLUSTERSIM_UPDATE_GOLDENS");
-    const bool threaded = argc > 5 && std::string(argv[4]) == "--threads";
+    const std::string mode = argc > 5 ? std::string(argv[4]) : std::string();
+    const bool ranked = mode == "--ranks";
+    const bool threaded = mode == "--threads" || ranked;
     const std::string threads = threaded ? std::string(argv[5]) : std::string();
     if (threaded && threads.find_first_not_of("0123456789") != std::string::npos) return 2;
+    const std::string unit = ranked ? "ranks" : "threads";
     const bool update = !threaded && ((argc > 4 && std::string(argv[4]) == "--update") ||
                                       (env != nullptr && std::string(env) == "1"));
 
@@ -135,10 +139,17 @@ int main(int argc, char** argv) {
     std::filesystem::create_directories(dir);
     // Every run also digests its event order (sim.fingerprint), so a change that reorders
     // events while keeping every count is caught too.
+    // Over ranks: OpenMPI's mpirun (CI containers run as root, which it must be told).
+    const std::string launch =
+        ranked ? "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun "
+                 "--oversubscribe -n " +
+                     threads + " "
+               : std::string();
     const std::string cmd = fmt::format(
-        "cd '{}' && '{}' {}{} --set sim.fingerprint=true --quiet --out '{}' >/dev/null 2>'{}'",
-        source.string(), binary, args, threaded ? " --threads " + threads : std::string(),
-        (dir / "out").string(), (dir / "stderr").string());
+        "cd '{}' && {}'{}' {}{} --set sim.fingerprint=true --quiet --out '{}' >/dev/null 2>'{}'",
+        source.string(), launch, binary, args,
+        threaded && !ranked ? " --threads " + threads : std::string(), (dir / "out").string(),
+        (dir / "stderr").string());
     const int status = std::system(cmd.c_str());
     const int exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     const std::string actual = header + summary(exit_code, slurp(dir / "out" / "results.json"),
@@ -161,13 +172,14 @@ int main(int argc, char** argv) {
             const bool hb = static_cast<bool>(std::getline(b, lb));
             if (!ha && !hb) break;
             if (la != lb || ha != hb) {
-                std::printf("line %d\n  one thread: %s\n  %s threads:  %s\n", n,
-                            ha ? la.c_str() : "<end>", threads.c_str(), hb ? lb.c_str() : "<end>");
+                std::printf("line %d\n  one thread: %s\n  %s %s:  %s\n", n,
+                            ha ? la.c_str() : "<end>", threads.c_str(), unit.c_str(),
+                            hb ? lb.c_str() : "<end>");
                 ++shown;
             }
         }
-        std::printf("%s: the run on %s threads differs from the golden (stderr: %s)\n",
-                    golden.string().c_str(), threads.c_str(), err.c_str());
+        std::printf("%s: the run on %s %s differs from the golden (stderr: %s)\n",
+                    golden.string().c_str(), threads.c_str(), unit.c_str(), err.c_str());
         return 1;
     }
     // Show the differing lines, expected then actual; numbers within a relative 1e-9 agree

@@ -124,6 +124,59 @@ void Fabric::end_window() {
     flying_.settle();
 }
 
+void Fabric::pack_handoffs(std::span<ByteWriter> per_rank) {
+    const Ranks& ranks = *sim_.ranks();
+    const std::uint32_t me = ranks.rank(), count = ranks.count();
+    // Per rank: [credits: count, then (partition, credit)...][slots: count, then (partition,
+    // slot)...]
+    std::vector<std::vector<std::pair<std::uint32_t, HandedCredit>>> credits(count);
+    std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> slots(count);
+    for (std::uint32_t q = 0; q < handed_.size(); ++q) {
+        if (!sim_.local(q)) continue;
+        std::vector<HandedCredit>& list = handed_[q];
+        std::size_t kept = 0;
+        for (const HandedCredit& h : list) {
+            const std::uint32_t rank = sim_.rank_of(ports_[h.channel].partition);
+            if (rank == me)
+                list[kept++] = h;
+            else
+                credits[rank].push_back({q, h});
+        }
+        list.resize(kept);
+        flying_.hand_back(
+            q, [&](std::uint32_t owner) { return !sim_.local(owner); },
+            [&](std::uint32_t slot) {
+                slots[sim_.rank_of(slot >> PartitionedPool<InFlight>::kIndexBits)].push_back(
+                    {q, slot});
+            });
+    }
+    for (std::uint32_t rank = 0; rank < count; ++rank) {
+        if (rank == me) continue;
+        ByteWriter& w = per_rank[rank];
+        w.put(static_cast<std::uint64_t>(credits[rank].size()));
+        for (const auto& [q, h] : credits[rank]) {
+            w.put(q);
+            w.put(h);
+        }
+        w.put(static_cast<std::uint64_t>(slots[rank].size()));
+        for (const auto& [q, slot] : slots[rank]) {
+            w.put(q);
+            w.put(slot);
+        }
+    }
+}
+
+void Fabric::unpack_handoffs(ByteReader& in) {
+    for (auto n = in.get<std::uint64_t>(); n > 0; --n) {
+        const auto q = in.get<std::uint32_t>();
+        handed_[q].push_back(in.get<HandedCredit>());
+    }
+    for (auto n = in.get<std::uint64_t>(); n > 0; --n) {
+        const auto q = in.get<std::uint32_t>();
+        flying_.returned_by(q, in.get<std::uint32_t>());
+    }
+}
+
 std::uint64_t Fabric::tail_drop_limit(std::uint32_t ch) const {
     const EgressPort& port = ports_[ch];
     const bool tail_drop = params_.flow_control == FlowControl::Lossy && !is_endpoint_channel(ch);

@@ -141,6 +141,17 @@ class Fabric {
     /// waiting for credit is woken when the first of them arrives), and the pool slots of
     /// packets that crossed a cut return to the partition that launched them.
     void end_window();
+    /// Ranks (sim/ranks.hpp): the record of the packet an arrival event crossing ranks names,
+    /// written where it was launched and read back where it arrives.
+    void pack_arrival(std::uint32_t slot, ByteWriter& out) const { out.put(flying_[slot]); }
+    void unpack_arrival(std::uint32_t slot, ByteReader& in) {
+        flying_.adopt(slot) = in.get<InFlight>();
+    }
+    /// Ranks, before end_window: credits this rank's partitions returned to another rank's
+    /// ports, and pool slots they gave back that another rank's partitions own, to each rank;
+    /// read back there in the partitions' order, as end_window would have taken them.
+    void pack_handoffs(std::span<ByteWriter> per_rank);
+    void unpack_handoffs(ByteReader& in);
     /// Hints for the event loop (Network::prefetch): the lines an arrival or a wake-up reads.
     void prefetch_arrival(std::uint32_t slot) const {
         __builtin_prefetch(&flying_[slot]);  // one line (InFlight is aligned to it)

@@ -521,16 +521,31 @@ void Forwarding::sample_path_spread(std::uint32_t messages) {
 }
 
 void Forwarding::record_spread(std::uint32_t sw, const Packet& p, std::span<const std::uint32_t> c,
-                               std::uint32_t out) {
+                               std::uint32_t out, Time now) {
     SpreadRecord& r = spread_[p.message];
     // The first switch with a choice is the flow's; later choices (spine, core) are not counted.
     if (r.switch_index == kNone) {
         r.switch_index = sw;
         r.candidates = static_cast<std::uint32_t>(c.size());
+        r.at = now;
     }
     if (r.switch_index != sw) return;
     const auto i = static_cast<std::uint32_t>(std::find(c.begin(), c.end(), out) - c.begin());
     r.taken |= std::uint64_t{1} << (i % 64);
+}
+
+void Forwarding::keep_first_spread(Ranks& ranks) {
+    // The earliest time, then the lowest switch met at it.
+    std::vector<std::uint64_t> words(spread_.size());
+    for (std::size_t i = 0; i < spread_.size(); ++i)
+        words[i] = static_cast<std::uint64_t>(spread_[i].at.ps());
+    ranks.allreduce(words, Ranks::Reduce::MinSigned);
+    for (std::size_t i = 0; i < spread_.size(); ++i)
+        if (spread_[i].at.ps() != static_cast<std::int64_t>(words[i])) spread_[i] = SpreadRecord{};
+    for (std::size_t i = 0; i < spread_.size(); ++i) words[i] = spread_[i].switch_index;
+    ranks.allreduce(words, Ranks::Reduce::MinSigned);
+    for (std::size_t i = 0; i < spread_.size(); ++i)
+        if (spread_[i].switch_index != words[i]) spread_[i] = SpreadRecord{};
 }
 
 PathSpread Forwarding::path_spread() const {

@@ -15,6 +15,7 @@
 #include "models/network/node_layout.hpp"
 #include "models/network/port_graph.hpp"
 #include "models/routing/routing_policy.hpp"
+#include "sim/ranks.hpp"
 
 namespace clustersim {
 
@@ -62,6 +63,9 @@ class Forwarding {
     void sample_path_spread(std::uint32_t messages);
     static constexpr std::uint32_t kSpreadSample = 4096;
     PathSpread path_spread() const;
+    /// Ranks (sim/ranks.hpp), a collective: a rank that did not see a flow's first choice (made
+    /// on another rank) took a later switch's for it; only the earliest is kept.
+    void keep_first_spread(Ranks& ranks);
 
   private:
     struct FabricSwitch {
@@ -81,10 +85,11 @@ class Forwarding {
         std::uint64_t taken = 0;  // bit i: candidate i (mod 64) was taken
         std::uint32_t candidates = 0;
         std::uint32_t switch_index = kNone;  // where the choice was met
+        Time at = Time::never();             // first met (ranks: the earliest rank's is kept)
     };
     std::vector<SpreadRecord> spread_;  // per sampled message
     void record_spread(std::uint32_t sw, const Packet& p, std::span<const std::uint32_t> c,
-                       std::uint32_t out);
+                       std::uint32_t out, Time now);
     struct NicPorts {
         std::uint32_t first_network = kNone, network_count = 0;
         std::uint32_t first_hub = kNone, first_gpu = 0;  // channels to the GPUs it serves
@@ -173,7 +178,7 @@ inline std::uint32_t Forwarding::minimal_route(std::uint32_t sw, Packet& p, Time
             const std::uint32_t out =
                 here.choose(RouteChoice{c, p, a->lid, here.route, ports_, now, params_, goes_up_});
             if (p.message < spread_.size() && p.kind == PacketKind::Data) [[unlikely]]
-                record_spread(sw, p, c, out);
+                record_spread(sw, p, c, out, now);
             return out;
         }
     }

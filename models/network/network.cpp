@@ -11,6 +11,25 @@ namespace clustersim {
 
 namespace {
 
+// Every rank's queue samples of one moment, in channel order (each channel's from one rank).
+std::vector<QueueSample> gather_rows(Ranks& ranks, std::span<const QueueSample> mine) {
+    std::vector<std::byte> bytes;
+    ByteWriter w{bytes};
+    for (const QueueSample& row : mine) w.put(row);
+    const std::vector<std::vector<std::byte>> out(ranks.count(), bytes);
+    std::vector<std::vector<std::byte>> in;
+    ranks.exchange(out, in);
+    std::vector<QueueSample> all(mine.begin(), mine.end());
+    for (std::uint32_t r = 0; r < ranks.count(); ++r) {
+        if (r == ranks.rank()) continue;
+        ByteReader reader(in[r]);
+        while (!reader.done()) all.push_back(reader.get<QueueSample>());
+    }
+    std::sort(all.begin(), all.end(),
+              [](const QueueSample& a, const QueueSample& b) { return a.channel < b.channel; });
+    return all;
+}
+
 // The shortest delay of a channel between two processes: a dependency this long or longer
 // between two processes lets them run apart.
 Time shortest_crossing(const PortGraph& graph, const LogicalProcesses& lp) {
@@ -263,7 +282,7 @@ void Network::make_eligible(std::uint32_t m) {
 
 bool Network::only_samplers_pending() {
     --samplers_pending_;  // the one being handled
-    return sim_.pending() == samplers_pending_;
+    return sim_.pending_everywhere() == samplers_pending_;
 }
 
 void Network::schedule_sample(Time at, NetworkEvent kind) {
@@ -276,23 +295,31 @@ void Network::sample() {
     // alive.
     if (only_samplers_pending()) return;
     const auto ports = fabric_.ports();
+    // A port's state is kept by the rank that runs it (the others' copies stay idle), so with
+    // ranks each rank's rows are gathered everywhere, in channel order.
+    std::vector<QueueSample> rows;
     for (std::uint32_t c = 0; c < ports.size(); ++c) {
         if (ports[c].queued_bytes == 0 && !ports[c].paused && ports[c].drops == 0 &&
             ports[c].ecn_marks == 0)
             continue;
+        rows.push_back(QueueSample{sim_.now(), c, ports[c].queued_bytes, ports[c].paused,
+                                   ports[c].drops, ports[c].ecn_marks});
+        if (!sim_.ranks() && rows.size() + samples_.size() > params_.sample_rows) break;
+    }
+    if (Ranks* ranks = sim_.ranks()) rows = gather_rows(*ranks, rows);
+    for (const QueueSample& row : rows) {
         if (samples_.size() >= params_.sample_rows) {
             samples_truncated_ = true;
             return;
         }
-        samples_.push_back(QueueSample{sim_.now(), c, ports[c].queued_bytes, ports[c].paused,
-                                       ports[c].drops, ports[c].ecn_marks});
+        samples_.push_back(row);
     }
     schedule_sample(sim_.now() + params_.sample_period, kSample);
 }
 
 void Network::sample_tiers() {
     if (only_samplers_pending()) return;
-    series_.sample(sim_.now(), fabric_.links(), fabric_.ports());
+    series_.sample(sim_.now(), fabric_.links(), fabric_.ports(), sim_.ranks());
     schedule_sample(series_.next_sample(), kTierSample);
 }
 

@@ -84,7 +84,7 @@ class Network {
     /// The run is over: one last point up to `end`, so that the series holds every byte.
     void close_tier_series(Time end) {
         if (series_.points() == 0 || series_.at(series_.points() - 1) < end)
-            series_.sample(end, fabric_.links(), fabric_.ports());
+            series_.sample(end, fabric_.links(), fabric_.ports(), sim_.ranks());
     }
     /// When the last event other than a sample ran: the run's end (samples never extend it).
     Time last_activity() const { return total().last_activity; }
@@ -95,10 +95,25 @@ class Network {
     /// channels reach their ports; the packets alive are counted.
     void end_window() {
         fabric_.end_window();
-        const std::size_t live = packets_in_flight();
+        const Tally t = total();
+        std::uint64_t sums[3] = {static_cast<std::uint64_t>(t.packets_live), t.messages_finished,
+                                 dag_.computes_finished()};
+        if (Ranks* ranks = sim_.ranks()) ranks->sum(sums);  // this rank's partitions' counts
+        const auto live = static_cast<std::size_t>(static_cast<std::int64_t>(sums[0]));
         if (live > window_peak_) window_peak_ = live;
-        if (reliable_ && live == 0 && all_finished()) sim_.request_stop();
+        if (reliable_ && live == 0 && sums[1] == workload_.messages.size() &&
+            sums[2] == workload_.computes.size())
+            sim_.request_stop();
     }
+    /// Ranks (sim/ranks.hpp): what crosses to another rank besides events is the fabric's.
+    void pack_event(const Event& e, ByteWriter& out) const {
+        if (e.kind == kLinkArrival) fabric_.pack_arrival(e.target, out);
+    }
+    void unpack_event(const Event& e, ByteReader& in) {
+        if (e.kind == kLinkArrival) fabric_.unpack_arrival(e.target, in);
+    }
+    void pack_window(std::span<ByteWriter> per_rank) { fabric_.pack_handoffs(per_rank); }
+    void unpack_window(ByteReader& in) { fabric_.unpack_handoffs(in); }
     const Partitions& partitions() const { return partitions_; }
     void prefetch(const Event& e) const {
         if (e.kind == kLinkArrival)
@@ -128,6 +143,8 @@ class Network {
         return partitions_.count > 1 ? window_peak_ : packets_peak_;
     }
     PathSpread path_spread() const { return forwarding_.path_spread(); }
+    /// Ranks: each flow's path spread as the first switch to meet it saw it (a collective).
+    void agree_path_spread(Ranks& ranks) { forwarding_.keep_first_spread(ranks); }
 
   private:
     void service_port(std::uint32_t ch);

@@ -7,6 +7,8 @@
 #include <chrono>
 #include <cstdio>
 
+#include "models/network/rank_merge.hpp"
+
 namespace clustersim {
 
 std::uint64_t SimulationResult::bytes_received(std::uint32_t m, std::uint64_t message_bytes) const {
@@ -22,6 +24,16 @@ SimulationResult simulate(const PortGraph& graph, const ForwardingTables& routes
                           const SimulationOptions& options, const NodeLayout* layout) {
     Simulator sim;
     Network net(sim, graph, routes, workload, params, layout, options.faults, options.partitions);
+    // Ranks run a cut model's partitions apart; otherwise each runs all of it, alike.
+    std::string ranks_note;
+    if (options.ranks && options.ranks->count() > 1) {
+        if (net.partitions().count < 2)
+            ranks_note = "every rank ran the whole model: it is one partition";
+        else if (options.faults && !options.faults->actions.empty())
+            ranks_note = "every rank ran the whole model: faults are not yet spread over ranks";
+        else
+            sim.set_ranks(options.ranks);
+    }
     net.start();
     sim.set_threads(options.threads);
 
@@ -78,8 +90,16 @@ SimulationResult simulate(const PortGraph& graph, const ForwardingTables& routes
     if (printed) fmt::print(stderr, "\n");
 
     SimulationResult r;
+    Ranks* const ranks = sim.ranks();
+    r.ranks = ranks ? ranks->count() : 1;
+    r.ranks_note = ranks_note;
     // Samplers stop once nothing else is pending: the run ended with the last other event.
     r.end_time = stop == StopReason::QueueEmpty ? net.last_activity() : sim.now();
+    if (ranks) {
+        std::uint64_t end[1] = {static_cast<std::uint64_t>(r.end_time.ps())};
+        ranks->allreduce(end, Ranks::Reduce::Max);
+        r.end_time = Time::from_ps(static_cast<std::int64_t>(end[0]));
+    }
     r.events = sim.events_processed();
     if (options.fingerprint) r.fingerprint = sim.fingerprint();
     r.wall_s = std::chrono::duration<double>(wall_end - wall_start).count();
@@ -88,18 +108,6 @@ SimulationResult simulate(const PortGraph& graph, const ForwardingTables& routes
     r.samples_truncated = net.samples_truncated();
     net.close_tier_series(r.end_time);
     r.tiers = net.tier_series();
-    if (net.failed())
-        r.status = SimulationResult::Status::Failed;
-    else if (net.all_finished())
-        r.status = SimulationResult::Status::Completed;
-    else if (stop == StopReason::TimeLimit)
-        r.status = SimulationResult::Status::TimeLimit;
-    else if (event_limit)
-        r.status = SimulationResult::Status::EventLimit;
-    else
-        r.status = SimulationResult::Status::Stalled;
-    r.payload_in_flight = r.counters.payload_sent - r.counters.payload_delivered -
-                          r.counters.payload_dropped - r.counters.payload_redundant;
     r.peak_packets = net.peak_packets();
     r.partitions = net.partitions().count;
     r.lookahead = net.partitions().lookahead;
@@ -108,9 +116,11 @@ SimulationResult simulate(const PortGraph& graph, const ForwardingTables& routes
     r.busiest_thread_events = sim.thread_balance().busiest();
     r.threads = sim.threads();
     r.single_partition_reason = net.partitions().single_reason;
+    if (ranks) net.agree_path_spread(*ranks);
     r.path_spread = net.path_spread();
     r.faults = net.fault_outcomes();
-    if (r.status != SimulationResult::Status::Completed) {
+    const bool all_finished = net.all_finished();
+    if (!all_finished || ranks) {
         const auto states = net.messages();
         for (std::uint32_t m = 0; m < states.size(); ++m)
             if (states[m].finished == Time::never())
@@ -124,14 +134,8 @@ SimulationResult simulate(const PortGraph& graph, const ForwardingTables& routes
     const auto links = net.links();
     const auto ports = net.ports();
     r.channels.resize(links.size());
-    const double duration_s = r.end_time.seconds();
     for (std::size_t c = 0; c < links.size(); ++c) {
         r.channels[c].bytes = links[c].bytes_carried;
-        const double cap = static_cast<double>(graph.channels()[c].rate.bps()) * duration_s;
-        r.channels[c].utilisation =
-            cap > 0 ? static_cast<double>(links[c].bytes_carried) * 8.0 / cap : 0.0;
-        r.max_link_util = std::max(r.max_link_util, r.channels[c].utilisation);
-        r.max_queue_bytes = std::max(r.max_queue_bytes, ports[c].max_queue_bytes);
         r.channels[c].pauses = ports[c].pauses;
         r.channels[c].max_queue_bytes = ports[c].max_queue_bytes;
         r.channels[c].drops = ports[c].drops;
@@ -139,8 +143,34 @@ SimulationResult simulate(const PortGraph& graph, const ForwardingTables& routes
         r.channels[c].paused =
             ports[c].paused_total +
             (ports[c].paused ? r.end_time - ports[c].paused_since : Time::zero());
-        r.pfc_paused = r.pfc_paused + r.channels[c].paused;
-        r.pfc_paused_max = std::max(r.pfc_paused_max, r.channels[c].paused);
+    }
+    // Each rank holds what its partitions did; the rest of its copy of the model stayed idle.
+    if (ranks) merge_over_ranks(r, *ranks);
+
+    const bool finished = r.counters.messages_finished == workload.messages.size() &&
+                          r.counters.computes_finished == workload.computes.size();
+    if (finished) r.unfinished_received.clear();
+    if (net.failed())
+        r.status = SimulationResult::Status::Failed;
+    else if (finished)
+        r.status = SimulationResult::Status::Completed;
+    else if (stop == StopReason::TimeLimit)
+        r.status = SimulationResult::Status::TimeLimit;
+    else if (event_limit)
+        r.status = SimulationResult::Status::EventLimit;
+    else
+        r.status = SimulationResult::Status::Stalled;
+    r.payload_in_flight = r.counters.payload_sent - r.counters.payload_delivered -
+                          r.counters.payload_dropped - r.counters.payload_redundant;
+    const double duration_s = r.end_time.seconds();
+    for (std::size_t c = 0; c < r.channels.size(); ++c) {
+        ChannelUsage& u = r.channels[c];
+        const double cap = static_cast<double>(graph.channels()[c].rate.bps()) * duration_s;
+        u.utilisation = cap > 0 ? static_cast<double>(u.bytes) * 8.0 / cap : 0.0;
+        r.max_link_util = std::max(r.max_link_util, u.utilisation);
+        r.max_queue_bytes = std::max(r.max_queue_bytes, u.max_queue_bytes);
+        r.pfc_paused = r.pfc_paused + u.paused;
+        r.pfc_paused_max = std::max(r.pfc_paused_max, u.paused);
     }
     return r;
 }

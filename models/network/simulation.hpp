@@ -28,6 +28,9 @@ struct SimulationOptions {
     // Threads that run the partitions of a window (sim/simulator.hpp): results do not depend
     // on them. An execution setting: never part of a scenario's resolved values.
     std::uint32_t threads = 1;
+    // MPI ranks the run is spread over (sim/ranks.hpp; null: this process runs it all). An
+    // execution setting, as threads: every rank returns the same result.
+    Ranks* ranks = nullptr;
 };
 
 struct ChannelUsage {
@@ -78,6 +81,9 @@ struct SimulationResult {
     // Threads that ran the windows (at most one per partition): said on the summary, never in
     // results, which must be the same whatever it was.
     std::uint32_t threads = 1;
+    // Ranks that ran it (1: none), and, when the ranks each ran all of it, why.
+    std::uint32_t ranks = 1;
+    std::string ranks_note;
     std::string single_partition_reason;
     PathSpread path_spread;
     std::vector<FaultOutcome> faults;  // per fault of SimulationOptions::faults

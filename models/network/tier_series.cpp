@@ -42,7 +42,8 @@ TierSeries::TierSeries(const PortGraph& graph, const NodeLayout* layout) {
     carried_.assign(tiers_.size(), 0);
 }
 
-void TierSeries::sample(Time now, std::span<const Link> links, std::span<const EgressPort> ports) {
+void TierSeries::sample(Time now, std::span<const Link> links, std::span<const EgressPort> ports,
+                        Ranks* ranks) {
     const std::size_t n = tiers_.size();
     const std::size_t base = data_.size();
     data_.resize(base + n);
@@ -57,6 +58,33 @@ void TierSeries::sample(Time now, std::span<const Link> links, std::span<const E
         if (q > row[t].max_queue_bytes) {
             row[t].max_queue_bytes = q;
             row[t].max_queue_channel = c;
+        }
+    }
+    if (ranks) {
+        // Per tier: carried and queued sums; the deepest port, the first channel on a tie (as
+        // one scan in channel order finds it).
+        std::vector<std::uint64_t> mine(4 * n), all;
+        for (std::size_t t = 0; t < n; ++t) {
+            mine[4 * t] = carried[t];
+            mine[4 * t + 1] = row[t].queued_sum;
+            mine[4 * t + 2] = row[t].max_queue_bytes;
+            mine[4 * t + 3] = row[t].max_queue_channel;
+        }
+        ranks->allgather(mine, all);
+        for (std::size_t t = 0; t < n; ++t) {
+            carried[t] = 0;
+            row[t] = TierPoint{};
+            for (std::size_t at = 4 * t; at < all.size(); at += 4 * n) {
+                carried[t] += all[at];
+                row[t].queued_sum += all[at + 1];
+                const auto q = all[at + 2];
+                const auto ch = static_cast<std::uint32_t>(all[at + 3]);
+                if (q > row[t].max_queue_bytes ||
+                    (q == row[t].max_queue_bytes && q > 0 && ch < row[t].max_queue_channel)) {
+                    row[t].max_queue_bytes = q;
+                    row[t].max_queue_channel = ch;
+                }
+            }
         }
     }
     for (std::size_t t = 0; t < n; ++t) {

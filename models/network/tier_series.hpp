@@ -12,6 +12,7 @@
 #include "models/fabric/link.hpp"
 #include "models/network/node_layout.hpp"
 #include "models/network/port_graph.hpp"
+#include "sim/ranks.hpp"
 #include "sim/time.hpp"
 
 namespace clustersim {
@@ -47,7 +48,10 @@ class TierSeries {
     TierSeries(const PortGraph& graph, const NodeLayout* layout);
 
     /// Records the period ending at `now` (from the links' counters and the ports' queues).
-    void sample(Time now, std::span<const Link> links, std::span<const EgressPort> ports);
+    /// With `ranks` (sim/ranks.hpp), a collective: each rank holds its own channels' counts
+    /// (the others' stay at zero there), and the tiers' sums and deepest ports are agreed.
+    void sample(Time now, std::span<const Link> links, std::span<const EgressPort> ports,
+                Ranks* ranks = nullptr);
     Time period() const { return period_; }
     Time next_sample() const { return last_ + period_; }
 

@@ -38,11 +38,19 @@ std::optional<std::uint64_t> parse_seed(const std::optional<std::string>& text) 
     return v;
 }
 
-int run(const RunOptions& o) {
+int run(RunOptions o, const MpiSession& mpi) {
+    // Under mpirun the ranks share the run (sim/ranks.hpp): rank 0 speaks and writes.
+    if (mpi.rank() != 0) {
+        o.quiet = true;
+        o.scenario.json = false;
+        o.out_dir.clear();
+        o.report = false;
+    }
     if (o.report && o.out_dir.empty())
         throw InputError("--report", "needs --out (expected a folder to write into)");
     Scenario s = load(o.scenario, parse_seed(o.seed_text));
     if (o.threads) s.sim.threads = *o.threads;
+    s.sim.ranks = mpi.run_ranks();
     PreparedRun prepared = prepare_run(s);
     const RunEstimate& est = prepared.estimate;
     // No limit is set by default, but a run of hours should not start unannounced.
@@ -80,10 +88,15 @@ int run(const RunOptions& o) {
                                  static_cast<double>(est.memory_bytes()) / 1e6,
                                  static_cast<double>(peak_memory_bytes()) / 1e6)
                   << fmt::format("  {:<26}{:>16}{:>12}\n", "partitions / threads",
-                                 outcome.result.partitions, outcome.result.threads);
+                                 outcome.result.partitions, outcome.result.threads)
+                  << (mpi.ranks() > 1 ? fmt::format("  {:<26}{:>16}{}\n", "MPI ranks", mpi.ranks(),
+                                                    outcome.result.ranks_note.empty()
+                                                        ? std::string()
+                                                        : "  (" + outcome.result.ranks_note + ")")
+                                      : std::string());
     int rc = kExitOk;
     if (const std::string stop = run_stop_report(s, prepared, outcome.result); !stop.empty()) {
-        std::cerr << "clustersim: " << stop;
+        if (mpi.rank() == 0) std::cerr << "clustersim: " << stop;
         rc = kExitStalled;
     }
     if (o.report) (void)write_report({o.out_dir}, 0);
@@ -92,7 +105,7 @@ int run(const RunOptions& o) {
 
 }  // namespace
 
-Subcommand add_run(CLI::App& app) {
+Subcommand add_run(CLI::App& app, const MpiSession& mpi) {
     auto o = std::make_shared<RunOptions>();
     auto* sub = app.add_subcommand("run", "simulate a scenario packet by packet");
     add_scenario_options(sub, o->scenario, true);
@@ -118,7 +131,7 @@ Subcommand add_run(CLI::App& app) {
             CLI::ignore_case));
     sub->add_flag("--baseline", o->baseline,
                   "also run it without its faults: results gain baseline and delta");
-    return {sub, [o] { return run(*o); }};
+    return {sub, [o, &mpi] { return run(*o, mpi); }};
 }
 
 }  // namespace clustersim::cli

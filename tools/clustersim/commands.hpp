@@ -25,7 +25,7 @@ struct Subcommand {
     std::function<int()> run;
 };
 
-Subcommand add_run(CLI::App& app);
+Subcommand add_run(CLI::App& app, const MpiSession& mpi);
 Subcommand add_topo(CLI::App& app);
 Subcommand add_traffic(CLI::App& app);
 Subcommand add_check(CLI::App& app);

@@ -18,7 +18,7 @@ int main(int argc, char** argv) {
     app.set_version_flag("--version", fmt::format("clustersim {} (commit {}, {} build)",
                                                   build.version, build.commit, build.build));
     const std::vector<cli::Subcommand> subcommands = {
-        cli::add_run(app),        cli::add_topo(app),   cli::add_traffic(app), cli::add_check(app),
+        cli::add_run(app, mpi),   cli::add_topo(app),   cli::add_traffic(app), cli::add_check(app),
         cli::add_sweep(app, mpi), cli::add_report(app), cli::add_compare(app), cli::add_bench(app)};
 
     // An unknown first word is named as such (CLI11 would only say a subcommand is required).
@@ -50,10 +50,14 @@ int main(int argc, char** argv) {
         for (const auto& sub : subcommands)
             if (sub.app->parsed()) return sub.run();
     } catch (const clustersim::InputError& e) {
-        fmt::print(stderr, "{}\n", e.formatted());
+        // Over MPI ranks the input is every rank's, so rank 0 says what is wrong; an error
+        // met by one rank alone (its output folder) must not leave the others waiting.
+        if (mpi.rank() == 0) fmt::print(stderr, "{}\n", e.formatted());
+        if (mpi.ranks() > 1) mpi.abort(cli::kExitBadInput);
         return cli::kExitBadInput;
     } catch (const std::exception& e) {
         fmt::print(stderr, "clustersim: internal error: {}\n", e.what());
+        if (mpi.ranks() > 1) mpi.abort(cli::kExitInternal);
         return cli::kExitInternal;
     }
     return cli::kExitInternal;

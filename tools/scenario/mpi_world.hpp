@@ -1,8 +1,11 @@
 #pragma once
-// The MPI world a sweep runs in: when the build has MPI (CMake option CLUSTERSIM_MPI) and the
-// process was started by mpirun/srun, MPI is initialised and points are spread over the ranks;
-// otherwise the world is this one process.
+// The MPI world a sweep or a run works in: when the build has MPI (CMake option CLUSTERSIM_MPI)
+// and the process was started by mpirun/srun, MPI is initialised; a sweep spreads its points
+// over the ranks, a run its partitions (sim/ranks.hpp). Otherwise the world is this one process.
 #include <cstddef>
+#include <memory>
+
+#include "sim/ranks.hpp"
 
 #include "tools/scenario/sweep.hpp"
 
@@ -19,10 +22,15 @@ class MpiSession {
     std::size_t ranks() const { return ranks_; }
     /// Gathers each rank's text at rank 0, in rank order.
     GatherToRoot gather() const;
+    /// The ranks one run's partitions spread over (null in a world of one).
+    Ranks* run_ranks() const { return run_ranks_.get(); }
+    /// Ends every rank at once (an error on one rank would leave the others waiting).
+    [[noreturn]] void abort(int code) const;
 
   private:
     [[maybe_unused]] bool active_ = false;  // MPI initialised here (MPI builds only)
     std::size_t rank_ = 0, ranks_ = 1;
+    std::unique_ptr<Ranks> run_ranks_;
 };
 
 }  // namespace clustersim

@@ -54,6 +54,7 @@ RunOutcome execute_run(const Scenario& s, PreparedRun& p, bool progress) {
     so.expected_events = p.estimate.events;
     so.fingerprint = s.sim.fingerprint;
     so.threads = s.sim.threads;
+    so.ranks = s.sim.ranks;
     so.partitions = s.sim.partitions;
     so.faults = &p.faults.plan;
     RunOutcome o;

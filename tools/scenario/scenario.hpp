@@ -158,6 +158,9 @@ struct Scenario {
         // Threads for one run's partitions (sim.threads, --threads): an execution setting,
         // kept out of `resolved` (results do not depend on it, and must compare).
         std::uint32_t threads = 1;
+        // MPI ranks one run is spread over (mpirun; sim/ranks.hpp), null for none: an
+        // execution setting, as threads.
+        Ranks* ranks = nullptr;
     } sim;
 
     std::map<std::string, SourcePosition> positions;
