@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 #include <set>
+#include <thread>
+#include <vector>
 
 #include "models/dag/task_processes.hpp"
 #include "models/network/partitions.hpp"
@@ -123,4 +125,23 @@ TEST_CASE(
         CHECK_FALSE(one.single_reason.empty());
         CHECK_FALSE(one.is_cut(0));
     }
+}
+
+TEST_CASE("cuts made at once on several threads are the cut made alone", "[partitions][threads]") {
+    // METIS keeps its random state process-wide: two runs cut at once (a sweep's points on
+    // threads, ranks tested in one process) must not draw from each other's sequence.
+    const TestFabric f(small_ft2(16, 64));
+    const PortGraph& g = f.topology.graph;
+    const LogicalProcesses lp = logical_processes(g, nullptr);
+    const Partitions alone = partition_processes(g, lp, {}, "", {}, 16);
+    std::vector<std::vector<std::uint32_t>> cuts(4 * 25);
+    {
+        std::vector<std::jthread> threads;
+        for (std::uint32_t t = 0; t < 4; ++t)
+            threads.emplace_back([&, t] {
+                for (std::uint32_t i = 0; i < 25; ++i)
+                    cuts[t * 25 + i] = partition_processes(g, lp, {}, "", {}, 16).of_process;
+            });
+    }
+    for (const auto& cut : cuts) CHECK(cut == alone.of_process);
 }

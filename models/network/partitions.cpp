@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <mutex>
 #include <numeric>
 #include <stdexcept>
 
@@ -100,6 +101,11 @@ Partitions partition_processes(const PortGraph& graph, const LogicalProcesses& l
     idx_t ncon_arg = ncon;
     std::vector<idx_t> part;
     idx_t best_heaviest = 0, best_cut = 0;
+    // METIS draws from one process-wide random state (GKlib's), seeded per call: two runs
+    // cut at once (a sweep's points on threads) would draw from each other's sequence and
+    // get different cuts. One call at a time keeps the cut a function of the model.
+    static std::mutex metis;
+    const std::lock_guard one_at_a_time(metis);
     for (const auto method : {METIS_PartGraphKway, METIS_PartGraphRecursive}) {
         idx_t objval = 0;
         std::vector<idx_t> cut_of(vertices, 0);
