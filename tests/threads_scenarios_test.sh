@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Every shipped scenario, its first 30 us simulated, on one thread and on two: results.json the
-# same but for wall-clock fields, exit code included (a time limit ends both alike).
-#   threads_scenarios_test.sh BINARY SOURCE_DIR
+# Every shipped scenario, its first 30 us simulated, on one thread and on two (or, with
+# `ranks`, over two MPI ranks): results.json the same but for wall-clock fields, exit code
+# included (a time limit ends both alike).
+#   threads_scenarios_test.sh BINARY SOURCE_DIR [ranks]
 set -uo pipefail
 bin=$1
 cd "$2"
+mode=${3:-threads}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1  # CI containers run as root
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 failed=0
@@ -22,7 +25,13 @@ for f in scenarios/*.yaml scenarios/*/*.yaml; do
     scenarios/moe/deepseek-v3-decode-16384-mpft.yaml) continue ;;
   esac
   for t in 1 2; do
-    "$bin" run "$f" --threads $t --quiet --json --set sim.fingerprint=true \
+    launch=()
+    threads=$t
+    if [ "$mode" = ranks ] && [ $t = 2 ]; then
+      launch=(mpirun --oversubscribe -n 2)
+      threads=1
+    fi
+    "${launch[@]}" "$bin" run "$f" --threads $threads --quiet --json --set sim.fingerprint=true \
       --set sim.max_time_us=$limit > "$out/t$t.json" 2> "$out/t$t.err"
     echo $? > "$out/t$t.rc"
   done
@@ -48,7 +57,7 @@ a, b = load(1), load(2)
 sys.exit(0 if a == b else 1)
 PY
   then
-    echo "differs on two threads: $f (exit $(cat "$out/t1.rc") vs $(cat "$out/t2.rc"))"
+    echo "differs on two $mode: $f (exit $(cat "$out/t1.rc") vs $(cat "$out/t2.rc"))"
     failed=1
   fi
 done
