@@ -9,16 +9,24 @@ namespace clustersim {
 namespace {
 
 // Times as signed picoseconds, `never` the largest: the earliest over the ranks is the one set.
+// In pieces, so that the words reduced cost little beside the states (8.4 M messages at 2,048
+// GPUs would need 200 MB at once).
 template <class State, std::size_t N>
 void earliest(std::vector<State>& states, Ranks& ranks, std::array<Time State::*, N> fields) {
-    std::vector<std::uint64_t> words(states.size() * N);
-    for (std::size_t i = 0; i < states.size(); ++i)
-        for (std::size_t f = 0; f < N; ++f)
-            words[i * N + f] = static_cast<std::uint64_t>((states[i].*fields[f]).ps());
-    ranks.allreduce(words, Ranks::Reduce::MinSigned);
-    for (std::size_t i = 0; i < states.size(); ++i)
-        for (std::size_t f = 0; f < N; ++f)
-            states[i].*fields[f] = Time::from_ps(static_cast<std::int64_t>(words[i * N + f]));
+    constexpr std::size_t kPiece = std::size_t{1} << 16;
+    std::vector<std::uint64_t> words;
+    for (std::size_t first = 0; first < states.size(); first += kPiece) {
+        const std::size_t n = std::min(kPiece, states.size() - first);
+        words.resize(n * N);
+        for (std::size_t i = 0; i < n; ++i)
+            for (std::size_t f = 0; f < N; ++f)
+                words[i * N + f] = static_cast<std::uint64_t>((states[first + i].*fields[f]).ps());
+        ranks.allreduce(words, Ranks::Reduce::MinSigned);
+        for (std::size_t i = 0; i < n; ++i)
+            for (std::size_t f = 0; f < N; ++f)
+                states[first + i].*fields[f] =
+                    Time::from_ps(static_cast<std::int64_t>(words[i * N + f]));
+    }
 }
 
 }  // namespace
