@@ -3,7 +3,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/install_dependencies.sh
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCLUSTERSIM_TESTS=OFF >/dev/null
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCLUSTERSIM_TESTS=OFF -DCLUSTERSIM_MPI=ON \
+  >/dev/null
 cmake --build build --target clustersim
 main_scenario=scenarios/deepseek-v3-decode.yaml   # DeepSeek-V3 decode, EP144 on an MPFT of H800 nodes
 echo

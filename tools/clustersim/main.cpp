@@ -12,6 +12,13 @@ namespace cli = clustersim::cli;
 
 int main(int argc, char** argv) {
     const clustersim::MpiSession mpi(argc, argv);  // a world of one unless started by mpirun
+    if (mpi.unsupported()) {
+        fmt::print(stderr,
+                   "clustersim: started by mpirun over several processes, but this build has no "
+                   "MPI (expected a build configured with -DCLUSTERSIM_MPI=ON, as "
+                   "tools/setup.sh does)\n");
+        return cli::kExitBadInput;
+    }
     CLI::App app{"clustersim: packet-level network simulator for AI GPU clusters"};
     app.require_subcommand(1);
     const clustersim::BuildInfo& build = clustersim::build_info();
@@ -47,8 +54,14 @@ int main(int argc, char** argv) {
         return cli::kExitBadInput;
     }
     try {
-        for (const auto& sub : subcommands)
-            if (sub.app->parsed()) return sub.run();
+        for (const auto& sub : subcommands) {
+            if (!sub.app->parsed()) continue;
+            // Under mpirun only run and sweep share their work over the ranks; any other
+            // subcommand is rank 0's alone (the others would print it again).
+            const std::string name = sub.app->get_name();
+            if (mpi.rank() != 0 && name != "run" && name != "sweep") return cli::kExitOk;
+            return sub.run();
+        }
     } catch (const clustersim::InputError& e) {
         // Over MPI ranks the input is every rank's, so rank 0 says what is wrong; an error
         // met by one rank alone (its output folder) must not leave the others waiting.

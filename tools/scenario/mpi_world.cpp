@@ -11,13 +11,16 @@
 
 namespace clustersim {
 
-#ifdef CLUSTERSIM_HAVE_MPI
 namespace {
 bool started_by_mpi_launcher() {
     for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"})
         if (std::getenv(v)) return true;
     return false;
 }
+}  // namespace
+
+#ifdef CLUSTERSIM_HAVE_MPI
+namespace {
 
 int count_of(std::size_t n) {
     if (n > static_cast<std::size_t>(std::numeric_limits<int>::max()))
@@ -128,7 +131,13 @@ GatherToRoot MpiSession::gather() const {
     };
 }
 #else
-MpiSession::MpiSession(int&, char**&) {}
+// Started by mpirun without MPI built in, each process would run the whole job and write the
+// same files: said instead (MpiSession::unsupported).
+MpiSession::MpiSession(int&, char**&) {
+    for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"})
+        if (const char* n = std::getenv(v); n && started_by_mpi_launcher() && std::atoi(n) > 1)
+            unsupported_ = true;
+}
 MpiSession::~MpiSession() = default;
 void MpiSession::abort(int code) const {
     std::exit(code);

@@ -24,6 +24,8 @@ class MpiSession {
     GatherToRoot gather() const;
     /// The ranks one run's partitions spread over (null in a world of one).
     Ranks* run_ranks() const { return run_ranks_.get(); }
+    /// Started by mpirun over several processes, but built without MPI (CLUSTERSIM_MPI off).
+    bool unsupported() const { return unsupported_; }
     /// Ends every rank at once (an error on one rank would leave the others waiting).
     [[noreturn]] void abort(int code) const;
 
@@ -31,6 +33,7 @@ class MpiSession {
     [[maybe_unused]] bool active_ = false;  // MPI initialised here (MPI builds only)
     std::size_t rank_ = 0, ranks_ = 1;
     std::unique_ptr<Ranks> run_ranks_;
+    bool unsupported_ = false;
 };
 
 }  // namespace clustersim
