@@ -64,4 +64,23 @@ class ByteReader {
     std::size_t at_ = 0;
 };
 
+/// Every rank's records, this rank's first and then the others' in rank order (each sends its
+/// own to all): for state each rank holds a part of, merged by the caller's order.
+template <class T>
+std::vector<T> gather_records(Ranks& ranks, std::span<const T> mine) {
+    std::vector<std::byte> bytes;
+    ByteWriter w{bytes};
+    for (const T& record : mine) w.put(record);
+    const std::vector<std::vector<std::byte>> out(ranks.count(), bytes);
+    std::vector<std::vector<std::byte>> in;
+    ranks.exchange(out, in);
+    std::vector<T> all(mine.begin(), mine.end());
+    for (std::uint32_t r = 0; r < ranks.count(); ++r) {
+        if (r == ranks.rank()) continue;
+        ByteReader reader(in[r]);
+        while (!reader.done()) all.push_back(reader.get<T>());
+    }
+    return all;
+}
+
 }  // namespace clustersim

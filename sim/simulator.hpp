@@ -529,7 +529,8 @@ class Simulator {
             o.clear();
             ByteWriter{o}.put(std::uint64_t{0});  // the count of events, written below
         }
-        std::vector<std::uint64_t> counts(ranks, 0);
+        std::vector<std::uint64_t>& counts = rank_events_;
+        counts.assign(ranks, 0);
         for (Running& r : running_partitions_) {
             if (!local_[r.partition]) continue;
             std::size_t kept = 0;
@@ -550,7 +551,7 @@ class Simulator {
             r.outbox.resize(kept);
         }
         // The event count leads each rank's message; the hand-offs follow.
-        std::vector<ByteWriter> writers;
+        std::vector<ByteWriter> writers;  // references: a few per window, none per event
         for (std::uint32_t rank = 0; rank < ranks; ++rank) {
             std::memcpy(out_[rank].data(), &counts[rank], sizeof(std::uint64_t));
             writers.push_back(ByteWriter{out_[rank]});
@@ -569,7 +570,8 @@ class Simulator {
             handler.unpack_window(r);
             if (!r.done()) throw std::logic_error("a rank's message was not read to its end");
         }
-        std::vector<std::uint64_t> mine(2 * std::size_t{partitions_}, 0);
+        std::vector<std::uint64_t>& mine = partition_words_;
+        mine.assign(2 * std::size_t{partitions_}, 0);
         for (const Running& r : running_partitions_)
             if (local_[r.partition]) {
                 mine[2 * r.partition] = r.events;
@@ -587,7 +589,7 @@ class Simulator {
     Ranks* ranks_ = nullptr;                                       // set_ranks
     std::vector<bool> local_ = {true};  // per partition and the observer's: run on this rank
     std::vector<std::vector<std::byte>> out_, in_;  // per rank, reused window to window
-    std::vector<std::uint64_t> gathered_;
+    std::vector<std::uint64_t> gathered_, rank_events_, partition_words_;  // reused likewise
     ThreadBalance balance_;
     std::vector<std::uint32_t> partition_of_ = {0};  // per process
     std::vector<Running> running_partitions_;        // per partition (windowed)

@@ -11,25 +11,6 @@ namespace clustersim {
 
 namespace {
 
-// Every rank's queue samples of one moment, in channel order (each channel's from one rank).
-std::vector<QueueSample> gather_rows(Ranks& ranks, std::span<const QueueSample> mine) {
-    std::vector<std::byte> bytes;
-    ByteWriter w{bytes};
-    for (const QueueSample& row : mine) w.put(row);
-    const std::vector<std::vector<std::byte>> out(ranks.count(), bytes);
-    std::vector<std::vector<std::byte>> in;
-    ranks.exchange(out, in);
-    std::vector<QueueSample> all(mine.begin(), mine.end());
-    for (std::uint32_t r = 0; r < ranks.count(); ++r) {
-        if (r == ranks.rank()) continue;
-        ByteReader reader(in[r]);
-        while (!reader.done()) all.push_back(reader.get<QueueSample>());
-    }
-    std::sort(all.begin(), all.end(),
-              [](const QueueSample& a, const QueueSample& b) { return a.channel < b.channel; });
-    return all;
-}
-
 // The shortest delay of a channel between two processes: a dependency this long or longer
 // between two processes lets them run apart.
 Time shortest_crossing(const PortGraph& graph, const LogicalProcesses& lp) {
@@ -306,7 +287,11 @@ void Network::sample() {
                                    ports[c].drops, ports[c].ecn_marks});
         if (!sim_.ranks() && rows.size() + samples_.size() > params_.sample_rows) break;
     }
-    if (Ranks* ranks = sim_.ranks()) rows = gather_rows(*ranks, rows);
+    if (Ranks* ranks = sim_.ranks()) {
+        rows = gather_records<QueueSample>(*ranks, rows);
+        std::sort(rows.begin(), rows.end(),
+                  [](const QueueSample& a, const QueueSample& b) { return a.channel < b.channel; });
+    }
     for (const QueueSample& row : rows) {
         if (samples_.size() >= params_.sample_rows) {
             samples_truncated_ = true;

@@ -79,18 +79,8 @@ void merge_over_ranks(SimulationResult& r, Ranks& ranks) {
     r.path_spread = {spread[0], spread[1], spread[2], static_cast<std::uint32_t>(widest[0])};
 
     // Bytes an unfinished message received are its receiver's rank's: gathered, by message.
-    std::vector<std::byte> mine;
-    ByteWriter w{mine};
-    for (const SimulationResult::Received& m : r.unfinished_received) w.put(m);
-    const std::vector<std::vector<std::byte>> out(ranks.count(), mine);
-    std::vector<std::vector<std::byte>> in;
-    ranks.exchange(out, in);
-    for (std::uint32_t from = 0; from < ranks.count(); ++from) {
-        if (from == ranks.rank()) continue;
-        ByteReader reader(in[from]);
-        while (!reader.done())
-            r.unfinished_received.push_back(reader.get<SimulationResult::Received>());
-    }
+    r.unfinished_received =
+        gather_records<SimulationResult::Received>(ranks, r.unfinished_received);
     std::sort(r.unfinished_received.begin(), r.unfinished_received.end(),
               [](const auto& a, const auto& b) { return a.message < b.message; });
 }
