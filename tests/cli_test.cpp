@@ -223,7 +223,11 @@ TEST_CASE("every shipped scenario passes check", "[cli][scenarios][system]") {
          std::filesystem::recursive_directory_iterator(source_path("scenarios"))) {
         if (entry.path().extension() != ".yaml") continue;
         if (entry.path().parent_path().filename() == "sweeps") continue;
-        const auto r = run_cli("check " + entry.path().string());
+        // The 100,352-GPU layer needs about 32 GB, more than a CI machine: checked as on one
+        // that has it (its size is the point; docs/performance.md).
+        const bool larger = entry.path().filename() == "deepseek-v3-layer-100k-mpft.yaml";
+        const auto r = run_cli("check " + entry.path().string() +
+                               (larger ? " --set sim.max_memory_gb=64" : ""));
         INFO(entry.path() << ": " << r.err);
         CHECK(r.exit_code == 0);
     }

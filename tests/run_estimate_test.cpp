@@ -231,6 +231,96 @@ TEST_CASE("check --json gives the run's own estimate: memory by part, events as 
     CHECK(bad.err.find("topology.endpoints") != std::string::npos);
 }
 
+TEST_CASE("per MPI rank: packets, events and calendars divide by partition, the model does not",
+          "[estimate][ranks]") {
+    // The 100,352-GPU layer's shape at 1,024 GPUs: four partitions.
+    const std::string yaml =
+        "model: {name: deepseek-v3}\ncluster: {node: h800}\n"
+        "topology: {kind: mpft, endpoints: 1024, switch_radix: 160}\n"
+        "workload: {kind: moe, phase: decode, ep_size: 256, ep_groups: 2, "
+        "ep_placement: spread, tokens_per_gpu: 1, mode: low-latency, "
+        "simulated_layers: 1}\nnetwork: {routing: ecmp}\n";
+    const ScenarioEstimate e = estimate_scenario(scenario("ranks", yaml));
+    const RunEstimate& run = e.run;
+    REQUIRE(run.partitions == 4);
+    const std::uint64_t mpi = RanksEstimate::kMpiRankBytes;
+
+    const RanksEstimate one = estimate_ranks(scenario("ranks-1", yaml), run, 1);
+    REQUIRE(one.per_rank.size() == 1);
+    CHECK(one.per_rank[0].memory_bytes == run.memory_bytes());
+    CHECK(one.per_rank[0].events == run.events);
+
+    for (const std::uint32_t ranks : {2u, 3u, 8u}) {
+        INFO(ranks << " ranks");
+        const RanksEstimate r = estimate_ranks(scenario("ranks-n", yaml), run, ranks);
+        REQUIRE(r.per_rank.size() == ranks);
+        CHECK(r.whole_reason.empty());
+        std::uint64_t partitions = 0, events = 0, packets = 0;
+        for (const RankShare& share : r.per_rank) {
+            partitions += share.partitions;
+            events += share.events;
+            // What a rank holds beyond the model every rank builds: its packets and calendars.
+            const std::uint64_t model =
+                run.memory_bytes() - run.packet_bytes - run.calendar_bytes + mpi;
+            CHECK(share.memory_bytes > model);
+            CHECK(share.memory_bytes < run.memory_bytes() + mpi);
+            packets += share.memory_bytes - model;
+            CHECK(share.memory_bytes <= r.per_rank[0].memory_bytes);  // rank 0 holds the most
+        }
+        CHECK(partitions == run.partitions);
+        CHECK(events <= run.events);
+        CHECK(events + ranks >= run.events);
+        // The packets divide; every calendar's bucket index stays on every rank.
+        CHECK(packets >= run.packet_bytes);
+        CHECK(packets < run.packet_bytes + ranks * run.calendar_bytes);
+        // Past one rank per partition a rank runs nothing and holds the model alone.
+        if (ranks > run.partitions) CHECK(r.per_rank.back().events == 0);
+    }
+
+    // A model with faults, or one that stays one partition, runs whole on every rank.
+    const RanksEstimate faulted = estimate_ranks(
+        scenario("ranks-faults", yaml + "faults: [{kind: link_down, target: {tier: leaf-spine, "
+                                        "count: 1}, at_us: 2}]\n"),
+        run, 2);
+    CHECK(faulted.whole_reason.find("faults") != std::string::npos);
+    for (const RankShare& share : faulted.per_rank) {
+        CHECK(share.events == run.events);
+        CHECK(share.memory_bytes == run.memory_bytes() + mpi);
+    }
+    const std::string hpcc_yaml = yaml + "sim: {partitions: 1}\n";
+    const Scenario hpcc = scenario("ranks-one", hpcc_yaml);
+    const RanksEstimate single = estimate_ranks(hpcc, estimate_scenario(hpcc).run, 2);
+    CHECK(single.whole_reason.find("one partition") != std::string::npos);
+    CHECK(single.per_rank[1].partitions == 1);
+}
+
+TEST_CASE("check --ranks R gives the estimates per MPI rank", "[estimate][cli][system]") {
+    const std::string scen = source("scenarios/moe/deepseek-v3-layer-100k-mpft.yaml") +
+                             " --set topology.endpoints=1024 --set workload.ep_groups=2";
+    const auto c = run_cli("check " + scen + " --ranks 3 --json");
+    REQUIRE(c.exit_code == 0);
+    const auto j = nlohmann::json::parse(c.out);
+    CHECK(j["ranks"] == 3);
+    REQUIRE(j["per_rank"].size() == 3);
+    std::uint64_t partitions = 0;
+    for (const auto& r : j["per_rank"]) {
+        partitions += r["partitions"].get<std::uint64_t>();
+        CHECK(r["memory_estimate_bytes"].get<std::uint64_t>() > 0);
+    }
+    CHECK(partitions == j["partitions"].get<std::uint64_t>());
+    CHECK(j["per_rank"][0]["events_estimate"].get<std::uint64_t>() <
+          j["events_estimate"].get<std::uint64_t>());
+    const auto text = run_cli("check " + scen + " --ranks 2");
+    CHECK(text.exit_code == 0);
+    CHECK(text.out.find("over 2 MPI ranks: every rank builds the whole model") !=
+          std::string::npos);
+    CHECK(text.out.find("rank 1: ") != std::string::npos);
+    // Without --ranks, no per-rank keys.
+    CHECK_FALSE(
+        nlohmann::json::parse(run_cli("check " + scen + " --json").out).contains("per_rank"));
+    CHECK(run_cli("check " + scen + " --ranks 0").exit_code == 2);
+}
+
 TEST_CASE("check --json of a sweep counts its points and runs", "[estimate][cli][system]") {
     const auto dir = temp_dir("check-json-sweep");
     write_text(dir / "sweep.yaml",

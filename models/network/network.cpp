@@ -20,9 +20,9 @@ Time shortest_crossing(const PortGraph& graph, const LogicalProcesses& lp) {
     return shortest;
 }
 
-// Why the model reads state across processes with no delay, if it does: then the run is one
-// partition.
-std::string shared_state(const NetworkParams& params) {
+}  // namespace
+
+std::string shared_state_reason(const NetworkParams& params) {
     if (params.cc_traits().int_telemetry)
         return "HPCC's hop records are written into the sender's state by every switch";
     if (routing_policies()[params.routing.policy].name == "ugal" &&
@@ -31,12 +31,14 @@ std::string shared_state(const NetworkParams& params) {
     return "";
 }
 
+namespace {
+
 // The run's partitions: as many as asked for (0: the default), one if the model shares state
 // across processes; balanced by channels and expected events.
 Partitions partitions_for(const PortGraph& graph, const LogicalProcesses& lp,
                           const TaskProcesses& tasks, const Workload& workload,
                           const NetworkParams& params, std::uint32_t wanted) {
-    const std::string shared = shared_state(params);
+    const std::string shared = shared_state_reason(params);
     const bool cut = shared.empty() && wanted != 1;
     return partition_processes(graph, lp, tasks.ties, shared,
                                cut ? expected_process_load(graph, lp, workload, params.mtu_bytes)

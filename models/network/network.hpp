@@ -8,6 +8,7 @@
 // no allocation per packet in steady state.
 #include <cstdint>
 #include <span>
+#include <string>
 
 #include "models/dag/dag_runtime.hpp"
 #include "models/dag/workload.hpp"
@@ -25,6 +26,10 @@
 #include "sim/simulator.hpp"
 
 namespace clustersim {
+
+/// Why the model reads state across processes with no delay, if it does (HPCC's hop records,
+/// UGAL-G's remote queues): then the run is one partition. Empty when it does not.
+std::string shared_state_reason(const NetworkParams& params);
 
 /// One sampled egress port: its queue (and whether PFC holds it) at a moment.
 struct QueueSample {

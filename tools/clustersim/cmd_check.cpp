@@ -1,8 +1,10 @@
 // clustersim check SCENARIO: validate it and say what a run would cost, from formulas.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "tools/clustersim/commands.hpp"
 #include "tools/scenario/check_json.hpp"
@@ -15,7 +17,22 @@ namespace {
 struct CheckOptions {
     ScenarioOptions scenario;
     bool schema = false;
+    std::optional<std::uint32_t> ranks;  // check --ranks R: per MPI rank too
 };
+
+// Each rank's share, the largest first when there are many.
+void print_ranks(const RanksEstimate& r) {
+    fmt::print("  over {} MPI rank{}: {}\n", r.per_rank.size(), r.per_rank.size() == 1 ? "" : "s",
+               ranks_note(r));
+    constexpr std::size_t kListed = 16;
+    for (std::size_t i = 0; i < std::min(r.per_rank.size(), kListed); ++i)
+        fmt::print("  rank {}: {} partition{}, at most about {} events, memory about {}\n", i,
+                   r.per_rank[i].partitions, r.per_rank[i].partitions == 1 ? "" : "s",
+                   r.per_rank[i].events, format_bytes(r.per_rank[i].memory_bytes));
+    if (r.per_rank.size() > kListed)
+        fmt::print("  ({} more ranks, each holding at most what rank 0 does)\n",
+                   r.per_rank.size() - kListed);
+}
 
 int run(const CheckOptions& o) {
     if (o.schema) {
@@ -33,13 +50,24 @@ int run(const CheckOptions& o) {
                        "or sweep --grid)\n");
             return kExitBadInput;
         }
+        if (o.ranks) {
+            fmt::print(stderr,
+                       "clustersim: check --ranks takes a scenario, not a sweep (expected "
+                       "one of the sweep's points as a scenario file)\n");
+            return kExitBadInput;
+        }
         return check_sweep_file(o.scenario.scenario, {}, 1, o.scenario.json);
     }
     const Scenario scenario = load(o.scenario);
     const ScenarioEstimate e = estimate_scenario(scenario);
     const std::string& file = o.scenario.scenario;
+    std::optional<RanksEstimate> ranks;
+    if (o.ranks && e.has_workload) ranks = estimate_ranks(scenario, e.run, *o.ranks);
     if (o.scenario.json) {
-        std::cout << json_text(scenario_check_json(file, e, scenario.sim.replicates), 2) << "\n";
+        std::cout << json_text(scenario_check_json(file, e, scenario.sim.replicates,
+                                                   ranks ? &*ranks : nullptr),
+                               2)
+                  << "\n";
         return kExitOk;
     }
     if (!e.has_workload) {
@@ -61,6 +89,7 @@ int run(const CheckOptions& o) {
                           "memory at the peak)",
                           scenario.sim.replicates)
             : std::string());
+    if (ranks) print_ranks(*ranks);
     return kExitOk;
 }
 
@@ -73,6 +102,10 @@ Subcommand add_check(CLI::App& app) {
         "validate a scenario, or a sweep file: every point, and what the sweep would cost");
     add_scenario_options(sub, o->scenario, true, false);
     sub->add_flag("--schema", o->schema, "print every scenario key as a Markdown table");
+    sub->add_option("--ranks", o->ranks,
+                    "also what each of this many MPI ranks would hold and handle (mpirun -n R "
+                    "clustersim run)")
+        ->check(CLI::Range(1u, 65536u));
     return {sub, [o] { return run(*o); }};
 }
 

@@ -5,7 +5,7 @@
 namespace clustersim {
 
 Json scenario_check_json(const std::string& file, const ScenarioEstimate& e,
-                         std::uint32_t replicates) {
+                         std::uint32_t replicates, const RanksEstimate* ranks) {
     Json j;
     j["tool"] = tool_json();
     j["file"] = file;
@@ -32,6 +32,20 @@ Json scenario_check_json(const std::string& file, const ScenarioEstimate& e,
     j["replicates"] = replicates;
     j["wall_s_estimate"] =
         static_cast<double>(r.events) * std::max<std::uint32_t>(1, replicates) / events_per_s();
+    j["partitions"] = r.partitions;
+    if (ranks) {
+        j["ranks"] = ranks->per_rank.size();
+        j["ranks_note"] = ranks_note(*ranks);
+        Json per_rank = Json::array();
+        for (std::size_t i = 0; i < ranks->per_rank.size(); ++i) {
+            const RankShare& share = ranks->per_rank[i];
+            per_rank.push_back({{"rank", i},
+                                {"partitions", share.partitions},
+                                {"events_estimate", share.events},
+                                {"memory_estimate_bytes", share.memory_bytes}});
+        }
+        j["per_rank"] = std::move(per_rank);
+    }
     return j;
 }
 

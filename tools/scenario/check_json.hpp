@@ -10,9 +10,10 @@
 
 namespace clustersim {
 
-/// `file` is the scenario as named on the command line; `replicates` its sim.replicates.
+/// `file` is the scenario as named on the command line; `replicates` its sim.replicates;
+/// `ranks`, when given (check --ranks R), adds what each MPI rank would hold and handle.
 Json scenario_check_json(const std::string& file, const ScenarioEstimate& e,
-                         std::uint32_t replicates);
+                         std::uint32_t replicates, const RanksEstimate* ranks = nullptr);
 /// `threads`: points run at once (the wall-time estimate divides by it).
 Json sweep_check_json(const SweepSpec& spec, const SweepCheck& c, std::uint32_t threads);
 

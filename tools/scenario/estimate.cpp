@@ -13,6 +13,7 @@
 #include "models/fabric/fabric.hpp"
 #include "models/forwarding/forwarding.hpp"
 #include "models/network/logical_processes.hpp"
+#include "models/network/network.hpp"
 #include "models/network/partitions.hpp"
 #include "models/network/port_graph.hpp"
 #include "models/network/tier_series.hpp"
@@ -120,29 +121,35 @@ RunEstimate estimate_run(const Scenario& s, const FabricPlan& f, const WorkloadS
     const std::uint64_t processes =
         f.fabric_switches +
         (f.node_model ? f.endpoints / std::max(1u, s.cluster.gpus_per_node) : f.endpoints);
-    const std::uint32_t partitions = partitions_for(processes, s.sim.partitions);
-    e.fabric_bytes =
-        graph_bytes(f.fabric_switches, f.fabric_cables, f.fabric.inventory.endpoints) +
-        (f.node_model ? graph_bytes(f.switches, f.cables, f.endpoints) : 0) +
-        channels * Fabric::bytes_per_channel(pfc, f.lanes) +
-        f.switches * Fabric::bytes_per_switch(pfc) +
-        Forwarding::memory_bytes(f.fabric_switches, f.switches, channels, f.endpoints,
-                                 s.network.routing == "flowlet") +
-        (f.node_model ? f.switches * 8 + f.endpoints * 8 : 0) +  // node layout
-        // Logical processes: the map per switch and endpoint, and at most one
-        // process each (plus the observer) with the simulator's counters.
-        (f.switches + f.endpoints) * sizeof(std::uint32_t) +
-        (f.switches + f.endpoints + 1) * LogicalProcesses::kBytesPerProcess +
-        // An event calendar per partition and the observer's, every bucket
-        // holding a chunk half filled (assumption; measured: 44 MB more at 2,048
-        // GPUs cut in 11 than in one with 4,096 buckets of 752 B chunks).
-        (partitions + 1) * EventQueue::calendar_bytes(
-                               0.5, EventQueue::kBuckets >> EventQueue::widening(partitions));
+    const NetworkParams params = network_params(s, f.fabric);
+    e.single_reason = shared_state_reason(params);
+    if (e.single_reason.empty() && s.sim.partitions == 1) e.single_reason = "sim.partitions is 1";
+    const std::uint32_t partitions =
+        e.single_reason.empty() ? partitions_for(processes, s.sim.partitions) : 1;
+    e.partitions = partitions;
+    // An event calendar per partition and the observer's, every bucket holding a chunk half
+    // filled (assumption; measured: 44 MB more at 2,048 GPUs cut in 11 than in one with 4,096
+    // buckets of 752 B chunks).
+    e.calendar_bytes =
+        (partitions + 1) *
+        EventQueue::calendar_bytes(0.5, EventQueue::kBuckets >> EventQueue::widening(partitions));
+    e.fabric_bytes = graph_bytes(f.fabric_switches, f.fabric_cables, f.fabric.inventory.endpoints) +
+                     (f.node_model ? graph_bytes(f.switches, f.cables, f.endpoints) : 0) +
+                     channels * Fabric::bytes_per_channel(pfc, f.lanes) +
+                     f.switches * Fabric::bytes_per_switch(pfc) +
+                     Forwarding::memory_bytes(f.fabric_switches, f.switches, channels, f.endpoints,
+                                              s.network.routing == "flowlet") +
+                     (f.node_model ? f.switches * 8 + f.endpoints * 8 : 0) +  // node layout
+                     // Logical processes: the map per switch and endpoint, and at most one
+                     // process each (plus the observer) with the simulator's counters.
+                     (f.switches + f.endpoints) * sizeof(std::uint32_t) +
+                     (f.switches + f.endpoints + 1) * LogicalProcesses::kBytesPerProcess +
+                     e.calendar_bytes;
     e.routes_bytes = saturating_mul(f.fabric_switches, f.edge_switches) * sizeof(std::uint32_t) +
                      f.fabric_switches * (kBoostVertexBytes + 4 * sizeof(std::uint32_t)) +
                      f.fabric.inventory.switch_links * kBoostEdgeBytes;
 
-    const bool reliable = network_params(s, f.fabric).reliable();
+    const bool reliable = params.reliable();
     const bool paced = s.network.congestion_control != "none";
     // A message is 16 B; start times and labels are kept beside it only where some message has
     // its own (pattern and trace workloads: counted at most; a MoE step's have none).
@@ -211,6 +218,52 @@ RunEstimate estimate_run(const Scenario& s, const FabricPlan& f, const WorkloadS
         channels * sizeof(Event) +  // a pending event per port at most
         saturating_mul(std::min(alive, w.messages), RdmaTransport::bytes_per_receiver());
     return e;
+}
+
+RanksEstimate estimate_ranks(const Scenario& s, const RunEstimate& e, std::uint32_t ranks) {
+    RanksEstimate out;
+    ranks = std::max<std::uint32_t>(1, ranks);
+    // As the run decides (models/network/simulation.cpp): a model that is one partition, or
+    // has faults, runs whole on every rank.
+    if (ranks > 1) {
+        if (e.partitions < 2)
+            out.whole_reason = e.single_reason.empty() ? "it is one partition"
+                                                       : "it is one partition: " + e.single_reason;
+        else if (!s.faults.empty())
+            out.whole_reason = "faults are not yet spread over ranks";
+    }
+    const std::uint64_t mpi = ranks > 1 ? RanksEstimate::kMpiRankBytes : 0;
+    out.per_rank.resize(ranks);
+    if (ranks == 1 || !out.whole_reason.empty()) {
+        for (RankShare& r : out.per_rank)
+            r = RankShare{e.partitions, e.events, e.memory_bytes() + mpi};
+        return out;
+    }
+    // A rank's partitions each hold a calendar with its chunks; the others' keep only their
+    // bucket index (EventQueue takes a chunk when a bucket is first used). Packets alive, and
+    // events, divide as the partitions do: METIS balances expected events between them.
+    const std::uint32_t p = e.partitions;
+    const std::uint64_t calendar = e.calendar_bytes / (p + 1);
+    const std::uint64_t index_only =
+        EventQueue::calendar_bytes(1.0, EventQueue::kBuckets >> EventQueue::widening(p));
+    const std::uint64_t shared = e.memory_bytes() - e.calendar_bytes - e.packet_bytes + mpi;
+    for (std::uint32_t r = 0; r < ranks; ++r) {
+        const std::uint32_t mine = p / ranks + (r < p % ranks ? 1 : 0);
+        const auto share = [&](std::uint64_t total) {
+            return static_cast<std::uint64_t>(static_cast<long double>(total) * mine / p);
+        };
+        out.per_rank[r] = RankShare{
+            mine, share(e.events),
+            shared + (mine + 1) * calendar + (p - mine) * index_only + share(e.packet_bytes)};
+    }
+    return out;
+}
+
+std::string ranks_note(const RanksEstimate& r) {
+    if (r.per_rank.size() < 2) return "one process runs the whole model";
+    if (!r.whole_reason.empty()) return "every rank runs the whole model: " + r.whole_reason;
+    return "every rank builds the whole model (fabric, routes, workload) and runs its "
+           "partitions: packets, events and event calendars divide";
 }
 
 std::uint64_t memory_limit_bytes(const Scenario& s) {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "models/dag/workload.hpp"
 #include "tools/scenario/build.hpp"
@@ -28,10 +29,37 @@ struct RunEstimate {
     std::uint64_t memory_bytes() const {
         return kBaseBytes + fabric_bytes + routes_bytes + workload_bytes + packet_bytes;
     }
+    // How the run is cut for its windows (models/network/partitions.hpp): into `partitions`,
+    // each with an event calendar (`calendar_bytes` of fabric_bytes, the observer's included);
+    // `single_reason` says why it stays one partition when the model forbids a cut.
+    std::uint32_t partitions = 1;
+    std::uint64_t calendar_bytes = 0;
+    std::string single_reason;
     // The process before it builds anything: code, the hardware catalogue, the allocator.
     // Measured: `check` of a 32-NIC scenario peaks at 5.6 MB (docs/performance.md).
     static constexpr std::uint64_t kBaseBytes = std::uint64_t{6} << 20;
 };
+
+/// What each of R MPI ranks holds and handles when `mpirun -n R clustersim run` spreads the run
+/// (`check --ranks R`). Every rank builds the whole model -- fabric, routes and workload -- and
+/// runs the partitions p with p mod R = its rank (sim/simulator.hpp): what divides is the
+/// packets alive, their events and the partitions' calendars. A model that stays one partition,
+/// or has faults, runs whole on every rank. Each rank adds the MPI library's own memory.
+struct RankShare {
+    std::uint32_t partitions = 0;  // partitions the rank runs
+    std::uint64_t events = 0;      // at most: its partitions' share of the run's bound
+    std::uint64_t memory_bytes = 0;
+};
+struct RanksEstimate {
+    std::string whole_reason;  // why every rank runs the whole model (empty: they share it)
+    std::vector<RankShare> per_rank;
+    // Measured: a 32-NIC fat-tree all-to-all peaks at 11.6-11.7 MB in one process and at
+    // 18.6-18.9 MB per rank on two (OpenMPI 4.1.4, shared memory; docs/performance.md).
+    static constexpr std::uint64_t kMpiRankBytes = std::uint64_t{8} << 20;
+};
+RanksEstimate estimate_ranks(const Scenario& s, const RunEstimate& e, std::uint32_t ranks);
+/// What the ranks share and what they divide, in a sentence (check's text and JSON).
+std::string ranks_note(const RanksEstimate& r);
 
 /// The workload's size: its kind's formula when it has one (a MoE step's included), else
 /// counted from `built` (a trace, read before the fabric is built).
