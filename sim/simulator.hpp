@@ -149,17 +149,21 @@ class Simulator {
     void set_threads(std::uint32_t n) { threads_ = std::max<std::uint32_t>(1, n); }
     std::uint32_t threads() const { return windowed_ ? std::min(threads_, partitions_) : 1; }
 
-    /// Spreads a windowed run over `ranks` (null, or one rank: this process runs it all):
-    /// partition p runs on rank p mod R, so partition 0, whose state the observer's writes
-    /// share, is on rank 0. Set after the partitions, before anything is scheduled. Events for
-    /// another rank's partition scheduled outside a window (set-up, the observer, which every
-    /// rank runs alike) are that rank's to schedule; inside a window they travel to it.
-    void set_ranks(Ranks* ranks) {
+    /// Spreads a windowed run over `ranks` (null, or one rank: this process runs it all).
+    /// Partition 0, whose state the observer's writes share, runs on rank 0; the others are
+    /// dealt longest first by `load` (each partition's expected events, the same on every rank;
+    /// empty: all alike), each to the rank with the least so far -- a partition's state stays on
+    /// its rank, so unlike threads' the deal is made once. Set after the partitions, before
+    /// anything is scheduled. Events for another rank's partition scheduled outside a window
+    /// (set-up, the observer, which every rank runs alike) are that rank's to schedule; inside
+    /// a window they travel to it.
+    void set_ranks(Ranks* ranks, std::span<const std::uint64_t> load = {}) {
         if (pending() != 0) throw std::logic_error("ranks set after events were scheduled");
         ranks_ = windowed_ && ranks && ranks->count() > 1 ? ranks : nullptr;
         local_.assign(std::size_t{partitions_} + 1, true);  // the observer's: every rank's
         if (!ranks_) return;
-        for (std::uint32_t p = 0; p < partitions_; ++p) local_[p] = rank_of(p) == ranks_->rank();
+        rank_of_ = deal_to_ranks(load, partitions_, ranks_->count());
+        for (std::uint32_t p = 0; p < partitions_; ++p) local_[p] = rank_of_[p] == ranks_->rank();
     }
     /// The ranks the run is spread over, or null when this process runs all of it.
     Ranks* ranks() const { return ranks_; }
@@ -167,7 +171,7 @@ class Simulator {
     bool local(std::uint32_t partition) const { return !ranks_ || local_[partition]; }
     std::uint32_t partition_of(std::uint32_t process) const { return partition_of_[process]; }
     /// The rank that runs partition `p` (with ranks set).
-    std::uint32_t rank_of(std::uint32_t partition) const { return partition % ranks_->count(); }
+    std::uint32_t rank_of(std::uint32_t partition) const { return rank_of_[partition]; }
     /// Events pending over every rank (a collective when ranked: every rank asks alike, from
     /// the observer, which all of them run).
     std::uint64_t pending_everywhere() {
@@ -587,7 +591,8 @@ class Simulator {
 
     std::vector<EventQueue> queues_ = std::vector<EventQueue>(1);  // per partition, observer last
     Ranks* ranks_ = nullptr;                                       // set_ranks
-    std::vector<bool> local_ = {true};  // per partition and the observer's: run on this rank
+    std::vector<bool> local_ = {true};    // per partition and the observer's: run on this rank
+    std::vector<std::uint32_t> rank_of_;  // per partition, with ranks set
     std::vector<std::vector<std::byte>> out_, in_;  // per rank, reused window to window
     std::vector<std::uint64_t> gathered_, rank_events_, partition_words_;  // reused likewise
     ThreadBalance balance_;

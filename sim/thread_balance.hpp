@@ -36,6 +36,30 @@ inline std::vector<std::uint32_t> deal_longest_first(std::span<const std::uint64
     return thread_of;
 }
 
+/// `partitions` dealt to `ranks` for a run spread over MPI ranks: partition 0 (the observer's
+/// writes share its state) on rank 0, the rest longest first by `load` (empty: one each) onto
+/// the rank with the least so far, partition 0's load counted on rank 0. The rank of each.
+inline std::vector<std::uint32_t> deal_to_ranks(std::span<const std::uint64_t> load,
+                                                std::uint32_t partitions, std::uint32_t ranks) {
+    const auto load_of = [&](std::uint32_t p) {
+        return std::max<std::uint64_t>(p < load.size() ? load[p] : 1, 1);
+    };
+    std::vector<std::uint32_t> order(partitions > 0 ? partitions - 1 : 0);
+    std::iota(order.begin(), order.end(), 1u);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::uint32_t a, std::uint32_t b) { return load_of(a) > load_of(b); });
+    std::vector<std::uint64_t> total(std::max<std::uint32_t>(ranks, 1), 0);
+    std::vector<std::uint32_t> rank_of(partitions, 0);
+    if (partitions > 0) total[0] = load_of(0);
+    for (const std::uint32_t p : order) {
+        const auto r = static_cast<std::uint32_t>(std::min_element(total.begin(), total.end()) -
+                                                  total.begin());
+        rank_of[p] = r;
+        total[r] += load_of(p);
+    }
+    return rank_of;
+}
+
 class ThreadBalance {
   public:
     static constexpr std::array<std::uint32_t, 7> kThreads = {1, 2, 4, 8, 16, 32, 64};

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <array>
 #include <stdexcept>
 #include <vector>
@@ -331,6 +332,22 @@ TEST_CASE("partitions are dealt longest first to the least loaded thread", "[sim
     // Idle partitions count as one event each: spread round-robin, not piled on thread 0.
     CHECK(deal_longest_first(std::vector<std::uint64_t>(4, 0), 2) ==
           std::vector<std::uint32_t>{0, 1, 0, 1});
+}
+
+TEST_CASE("partitions are dealt to MPI ranks by load, partition 0 on rank 0", "[sim][ranks]") {
+    // Partition 0 (load 2) stays on rank 0; then 9 to rank 1, 5 to rank 0 (2 < 9), 3 and 1 to
+    // rank 0 (7 < 9, then 9 + 1 would tie: the lower rank), ...
+    const std::vector<std::uint64_t> load = {2, 5, 9, 1, 3};
+    CHECK(deal_to_ranks(load, 5, 2) == std::vector<std::uint32_t>{0, 0, 1, 1, 0});
+    // 11 partitions alike over 2 ranks: 6 and 5, as the modulo dealt them; the heaviest alone.
+    const auto alike = deal_to_ranks({}, 11, 2);
+    CHECK(std::count(alike.begin(), alike.end(), 0u) == 6);
+    const std::vector<std::uint64_t> heavy = {1, 1, 1, 100, 1};
+    const auto h = deal_to_ranks(heavy, 5, 2);
+    CHECK(h[3] == 1);
+    CHECK(std::count(h.begin(), h.end(), 1u) == 1);
+    // More ranks than partitions: one each, the rest idle.
+    CHECK(deal_to_ranks({}, 2, 4) == std::vector<std::uint32_t>{0, 1});
 }
 
 TEST_CASE("the thread balance adds the busiest thread's events window by window",

@@ -32,7 +32,7 @@ SimulationResult simulate(const PortGraph& graph, const ForwardingTables& routes
         else if (options.faults && !options.faults->actions.empty())
             ranks_note = "every rank ran the whole model: faults are not yet spread over ranks";
         else
-            sim.set_ranks(options.ranks);
+            sim.set_ranks(options.ranks, net.partitions().weight);
     }
     net.start();
     sim.set_threads(options.threads);

@@ -19,6 +19,7 @@
 #include "models/network/tier_series.hpp"
 #include "models/transport/rdma_transport.hpp"
 #include "sim/event.hpp"
+#include "sim/thread_balance.hpp"
 #include "tools/scenario/process_memory.hpp"
 #include "topologies/topology_kinds.hpp"
 #include "traffic/moe_gating.hpp"
@@ -247,8 +248,10 @@ RanksEstimate estimate_ranks(const Scenario& s, const RunEstimate& e, std::uint3
     const std::uint64_t index_only =
         EventQueue::calendar_bytes(1.0, EventQueue::kBuckets >> EventQueue::widening(p));
     const std::uint64_t shared = e.memory_bytes() - e.calendar_bytes - e.packet_bytes + mpi;
+    std::vector<std::uint32_t> dealt(ranks, 0);
+    for (const std::uint32_t r : deal_to_ranks({}, p, ranks)) ++dealt[r];
     for (std::uint32_t r = 0; r < ranks; ++r) {
-        const std::uint32_t mine = p / ranks + (r < p % ranks ? 1 : 0);
+        const std::uint32_t mine = dealt[r];
         const auto share = [&](std::uint64_t total) {
             return static_cast<std::uint64_t>(static_cast<long double>(total) * mine / p);
         };

@@ -42,7 +42,8 @@ struct RunEstimate {
 
 /// What each of R MPI ranks holds and handles when `mpirun -n R clustersim run` spreads the run
 /// (`check --ranks R`). Every rank builds the whole model -- fabric, routes and workload -- and
-/// runs the partitions p with p mod R = its rank (sim/simulator.hpp): what divides is the
+/// runs the partitions dealt to it (sim/simulator.hpp; counted here as if they weigh alike,
+/// which METIS aims for: at 2,048 GPUs they are within 3 %): what divides is the
 /// packets alive, their events and the partitions' calendars. A model that stays one partition,
 /// or has faults, runs whole on every rank. Each rank adds the MPI library's own memory.
 struct RankShare {
