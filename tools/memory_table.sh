@@ -18,6 +18,9 @@ echo "| scenario | estimate | measured peak | estimate / peak | wall |"
 echo "| --- | --- | --- | --- | --- |"
 for f in "${scenarios[@]}"; do
   grep -q "kind: moe" "$f" && grep -q "traffic" <<<"$f" && continue  # traffic-only examples
+  # Too large for this table's run: the 16,384-GPU step takes half an hour (its figures are in
+  # docs/performance.md), the 100,352-GPU layer more memory than a CI machine has.
+  case "$f" in *16384* | *100k*) [ $# -eq 0 ] && continue ;; esac
   est=$("$bin" check "$f" | sed -n 's/.*memory about \([0-9.]* [kMG]B\).*/\1/p')
   start=$(date +%s.%N)
   /usr/bin/time -o /tmp/memory_table.$$ -f '%M' "$bin" run "$f" --quiet >/dev/null 2>&1
