@@ -521,10 +521,10 @@ class Simulator {
         if (stop) stop_requested_.store(true, std::memory_order_relaxed);
     }
 
-    // Ranks, after a window: events for other ranks' partitions travel to them (with what the
-    // handler adds to each), then what the partitions hand over without events; every rank
-    // learns each partition's events and clock (a partition runs on one rank: the others hold
-    // zeros for it), so that counts, the thread balance and the run's end agree everywhere.
+    // Ranks, after a window, in one exchange: events for other ranks' partitions travel to
+    // them (with what the handler adds to each), then what the partitions hand over without
+    // events and the handler's window counts, then each partition's events and clock, which
+    // every rank keeps, so that counts, the thread balance and the run's end agree everywhere.
     template <class H>
     void swap_with_ranks(H& handler) {
         const std::uint32_t ranks = ranks_->count(), me = ranks_->rank();
@@ -561,6 +561,17 @@ class Simulator {
             writers.push_back(ByteWriter{out_[rank]});
         }
         handler.pack_window(std::span<ByteWriter>(writers));
+        // Then each of this rank's partitions' events and clock, which every rank keeps.
+        for (std::uint32_t rank = 0; rank < ranks; ++rank) {
+            if (rank == me) continue;
+            ByteWriter w{out_[rank]};
+            for (const Running& r : running_partitions_)
+                if (local_[r.partition]) {
+                    w.put(r.partition);
+                    w.put(r.events);
+                    w.put(r.now);
+                }
+        }
         out_[me].clear();
         ranks_->exchange(out_, in_);
         for (std::uint32_t rank = 0; rank < ranks; ++rank) {
@@ -572,29 +583,23 @@ class Simulator {
                 queues_[partition_of_[e.process]].push(e);
             }
             handler.unpack_window(r);
-            if (!r.done()) throw std::logic_error("a rank's message was not read to its end");
+            while (!r.done()) {
+                const auto p = r.get<std::uint32_t>();
+                if (p >= partitions_ || local_[p] || rank_of(p) != rank)
+                    throw std::logic_error("a rank's message names a partition it does not run");
+                Running& other = running_partitions_[p];
+                other.events = r.get<std::uint64_t>();
+                other.now = r.get<Time>();
+            }
         }
-        std::vector<std::uint64_t>& mine = partition_words_;
-        mine.assign(2 * std::size_t{partitions_}, 0);
-        for (const Running& r : running_partitions_)
-            if (local_[r.partition]) {
-                mine[2 * r.partition] = r.events;
-                mine[2 * r.partition + 1] = static_cast<std::uint64_t>(r.now.ps());
-            }
-        ranks_->sum(mine);
-        for (Running& r : running_partitions_)
-            if (!local_[r.partition]) {
-                r.events = mine[2 * r.partition];
-                r.now = Time::from_ps(static_cast<std::int64_t>(mine[2 * r.partition + 1]));
-            }
     }
 
     std::vector<EventQueue> queues_ = std::vector<EventQueue>(1);  // per partition, observer last
     Ranks* ranks_ = nullptr;                                       // set_ranks
     std::vector<bool> local_ = {true};    // per partition and the observer's: run on this rank
     std::vector<std::uint32_t> rank_of_;  // per partition, with ranks set
-    std::vector<std::vector<std::byte>> out_, in_;  // per rank, reused window to window
-    std::vector<std::uint64_t> gathered_, rank_events_, partition_words_;  // reused likewise
+    std::vector<std::vector<std::byte>> out_, in_;       // per rank, reused window to window
+    std::vector<std::uint64_t> gathered_, rank_events_;  // reused likewise
     ThreadBalance balance_;
     std::vector<std::uint32_t> partition_of_ = {0};  // per process
     std::vector<Running> running_partitions_;        // per partition (windowed)

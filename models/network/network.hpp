@@ -6,6 +6,7 @@
 //   DAG        transfers, compute tasks and joins            (models/dag_runtime.hpp)
 // One handler switches on the event kind (models/network_params.hpp): no virtual dispatch and
 // no allocation per packet in steady state.
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -100,10 +101,11 @@ class Network {
     /// channels reach their ports; the packets alive are counted.
     void end_window() {
         fabric_.end_window();
-        const Tally t = total();
-        std::uint64_t sums[3] = {static_cast<std::uint64_t>(t.packets_live), t.messages_finished,
-                                 dag_.computes_finished()};
-        if (Ranks* ranks = sim_.ranks()) ranks->sum(sums);  // this rank's partitions' counts
+        // This rank's partitions' counts, and over ranks the others' from the window's exchange
+        // (they change only in windows, each followed by one).
+        std::array<std::uint64_t, 3> sums = window_counts();
+        if (sim_.ranks())
+            for (std::size_t i = 0; i < sums.size(); ++i) sums[i] += other_ranks_counts_[i];
         const auto live = static_cast<std::size_t>(static_cast<std::int64_t>(sums[0]));
         if (live > window_peak_) window_peak_ = live;
         if (reliable_ && live == 0 && sums[1] == workload_.messages.size() &&
@@ -117,8 +119,17 @@ class Network {
     void unpack_event(const Event& e, ByteReader& in) {
         if (e.kind == kLinkArrival) fabric_.unpack_arrival(e.target, in);
     }
-    void pack_window(std::span<ByteWriter> per_rank) { fabric_.pack_handoffs(per_rank); }
-    void unpack_window(ByteReader& in) { fabric_.unpack_handoffs(in); }
+    void pack_window(std::span<ByteWriter> per_rank) {
+        fabric_.pack_handoffs(per_rank);
+        const std::array<std::uint64_t, 3> mine = window_counts();
+        for (ByteWriter& w : per_rank)
+            for (const std::uint64_t c : mine) w.put(c);
+        other_ranks_counts_ = {};
+    }
+    void unpack_window(ByteReader& in) {
+        fabric_.unpack_handoffs(in);
+        for (std::uint64_t& c : other_ranks_counts_) c += in.get<std::uint64_t>();
+    }
     const Partitions& partitions() const { return partitions_; }
     void prefetch(const Event& e) const {
         if (e.kind == kLinkArrival)
@@ -194,6 +205,14 @@ class Network {
         }
         return t;
     }
+    // What end_window adds over ranks: packets alive (their difference, as unsigned words),
+    // messages finished, compute tasks finished.
+    std::array<std::uint64_t, 3> window_counts() const {
+        const Tally t = total();
+        return {static_cast<std::uint64_t>(t.packets_live), t.messages_finished,
+                dag_.computes_finished()};
+    }
+    std::array<std::uint64_t, 3> other_ranks_counts_{};  // the other ranks', at the last exchange
     std::size_t packets_peak_ = 0, window_peak_ = 0;
     bool reliable_ = false;  // ACKs, NACKs and retransmission timers run
     bool paced_ = false;     // congestion control paces the senders
