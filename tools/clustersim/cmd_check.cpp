@@ -20,7 +20,7 @@ struct CheckOptions {
     std::optional<std::uint32_t> ranks;  // check --ranks R: per MPI rank too
 };
 
-// Each rank's share, the largest first when there are many.
+// Each rank's share; past 16 ranks the rest are summed up in a line (rank 0 holds the most).
 void print_ranks(const RanksEstimate& r) {
     fmt::print("  over {} MPI rank{}: {}\n", r.per_rank.size(), r.per_rank.size() == 1 ? "" : "s",
                ranks_note(r));
