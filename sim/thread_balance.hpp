@@ -15,49 +15,39 @@
 
 namespace clustersim {
 
-/// Longest processing time first: partitions by load (ties by index), each to the thread with
-/// the least so far (a zero load counts as one, so idle partitions spread). The thread of each
-/// partition.
+/// Longest processing time first: partitions by load (ties by index), each to the bin (thread
+/// or rank) with the least so far (a zero load counts as one, so idle partitions spread);
+/// `first_on_bin_0` puts partition 0 on bin 0 before the others are dealt. The bin of each.
 inline std::vector<std::uint32_t> deal_longest_first(std::span<const std::uint64_t> load,
-                                                     std::uint32_t threads) {
-    std::vector<std::uint32_t> order(load.size());
-    std::iota(order.begin(), order.end(), 0u);
+                                                     std::uint32_t bins,
+                                                     bool first_on_bin_0 = false) {
+    const auto begin = static_cast<std::uint32_t>(first_on_bin_0 && !load.empty());
+    std::vector<std::uint32_t> order(load.size() - begin);
+    std::iota(order.begin(), order.end(), begin);
     std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
         return load[a] != load[b] ? load[a] > load[b] : a < b;
     });
-    std::vector<std::uint64_t> total(threads, 0);
-    std::vector<std::uint32_t> thread_of(load.size(), 0);
+    std::vector<std::uint64_t> total(std::max<std::uint32_t>(bins, 1), 0);
+    std::vector<std::uint32_t> bin_of(load.size(), 0);
+    if (begin == 1) total[0] = std::max<std::uint64_t>(load[0], 1);
     for (const std::uint32_t p : order) {
-        const auto t = static_cast<std::uint32_t>(std::min_element(total.begin(), total.end()) -
+        const auto b = static_cast<std::uint32_t>(std::min_element(total.begin(), total.end()) -
                                                   total.begin());
-        thread_of[p] = t;
-        total[t] += std::max<std::uint64_t>(load[p], 1);
+        bin_of[p] = b;
+        total[b] += std::max<std::uint64_t>(load[p], 1);
     }
-    return thread_of;
+    return bin_of;
 }
 
 /// `partitions` dealt to `ranks` for a run spread over MPI ranks: partition 0 (the observer's
-/// writes share its state) on rank 0, the rest longest first by `load` (empty: one each) onto
-/// the rank with the least so far, partition 0's load counted on rank 0. The rank of each.
+/// writes share its state) on rank 0, the rest longest first by `load` (missing or zero: one
+/// each). The rank of each.
 inline std::vector<std::uint32_t> deal_to_ranks(std::span<const std::uint64_t> load,
                                                 std::uint32_t partitions, std::uint32_t ranks) {
-    const auto load_of = [&](std::uint32_t p) {
-        return std::max<std::uint64_t>(p < load.size() ? load[p] : 1, 1);
-    };
-    std::vector<std::uint32_t> order(partitions > 0 ? partitions - 1 : 0);
-    std::iota(order.begin(), order.end(), 1u);
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::uint32_t a, std::uint32_t b) { return load_of(a) > load_of(b); });
-    std::vector<std::uint64_t> total(std::max<std::uint32_t>(ranks, 1), 0);
-    std::vector<std::uint32_t> rank_of(partitions, 0);
-    if (partitions > 0) total[0] = load_of(0);
-    for (const std::uint32_t p : order) {
-        const auto r = static_cast<std::uint32_t>(std::min_element(total.begin(), total.end()) -
-                                                  total.begin());
-        rank_of[p] = r;
-        total[r] += load_of(p);
-    }
-    return rank_of;
+    std::vector<std::uint64_t> at_least_one(partitions);
+    for (std::uint32_t p = 0; p < partitions; ++p)
+        at_least_one[p] = std::max<std::uint64_t>(p < load.size() ? load[p] : 1, 1);
+    return deal_longest_first(at_least_one, ranks, true);
 }
 
 class ThreadBalance {

@@ -19,6 +19,15 @@ std::uint64_t SimulationResult::bytes_received(std::uint32_t m, std::uint64_t me
     return at != unfinished_received.end() && at->message == m ? at->bytes : 0;
 }
 
+std::string whole_on_every_rank(std::uint32_t partitions, bool faults,
+                                const std::string& single_reason) {
+    if (partitions < 2)
+        return single_reason.empty() ? "it is one partition"
+                                     : "it is one partition: " + single_reason;
+    if (faults) return "faults are not yet spread over ranks";
+    return {};
+}
+
 SimulationResult simulate(const PortGraph& graph, const ForwardingTables& routes,
                           const Workload& workload, const NetworkParams& params,
                           const SimulationOptions& options, const NodeLayout* layout) {
@@ -27,12 +36,13 @@ SimulationResult simulate(const PortGraph& graph, const ForwardingTables& routes
     // Ranks run a cut model's partitions apart; otherwise each runs all of it, alike.
     std::string ranks_note;
     if (options.ranks && options.ranks->count() > 1) {
-        if (net.partitions().count < 2)
-            ranks_note = "every rank ran the whole model: it is one partition";
-        else if (options.faults && !options.faults->actions.empty())
-            ranks_note = "every rank ran the whole model: faults are not yet spread over ranks";
-        else
+        const std::string whole = whole_on_every_rank(
+            net.partitions().count, options.faults && !options.faults->actions.empty(),
+            net.partitions().single_reason);
+        if (whole.empty())
             sim.set_ranks(options.ranks, net.partitions().weight);
+        else
+            ranks_note = "every rank ran the whole model: " + whole;
     }
     net.start();
     sim.set_threads(options.threads);

@@ -14,6 +14,12 @@
 
 namespace clustersim {
 
+/// Why a run spread over ranks has every rank run the whole model ("": its partitions spread):
+/// a model that is one partition (`single_reason`, if known, says why), or one with faults,
+/// which are not yet spread over ranks. The run and `check --ranks` both ask this.
+std::string whole_on_every_rank(std::uint32_t partitions, bool faults,
+                                const std::string& single_reason = {});
+
 struct SimulationOptions {
     Time max_time = Time::never();
     std::uint64_t max_events = 0;       // 0: no limit (checked every 4,096 events)

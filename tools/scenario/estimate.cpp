@@ -16,6 +16,7 @@
 #include "models/network/network.hpp"
 #include "models/network/partitions.hpp"
 #include "models/network/port_graph.hpp"
+#include "models/network/simulation.hpp"
 #include "models/network/tier_series.hpp"
 #include "models/transport/rdma_transport.hpp"
 #include "sim/event.hpp"
@@ -224,15 +225,9 @@ RunEstimate estimate_run(const Scenario& s, const FabricPlan& f, const WorkloadS
 RanksEstimate estimate_ranks(const Scenario& s, const RunEstimate& e, std::uint32_t ranks) {
     RanksEstimate out;
     ranks = std::max<std::uint32_t>(1, ranks);
-    // As the run decides (models/network/simulation.cpp): a model that is one partition, or
-    // has faults, runs whole on every rank.
-    if (ranks > 1) {
-        if (e.partitions < 2)
-            out.whole_reason = e.single_reason.empty() ? "it is one partition"
-                                                       : "it is one partition: " + e.single_reason;
-        else if (!s.faults.empty())
-            out.whole_reason = "faults are not yet spread over ranks";
-    }
+    // As the run decides: a model that is one partition, or has faults, runs whole on every rank.
+    if (ranks > 1)
+        out.whole_reason = whole_on_every_rank(e.partitions, !s.faults.empty(), e.single_reason);
     const std::uint64_t mpi = ranks > 1 ? RanksEstimate::kMpiRankBytes : 0;
     out.per_rank.resize(ranks);
     if (ranks == 1 || !out.whole_reason.empty()) {
