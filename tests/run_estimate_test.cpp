@@ -13,6 +13,7 @@
 #include "tools/scenario/build.hpp"
 #include "tools/scenario/estimate.hpp"
 #include "tools/scenario/scenario.hpp"
+#include "tools/scenario/wall_estimate.hpp"
 
 using namespace clustersim;
 using namespace clustersim::test;
@@ -319,6 +320,50 @@ TEST_CASE("check --ranks R gives the estimates per MPI rank", "[estimate][cli][s
     CHECK_FALSE(
         nlohmann::json::parse(run_cli("check " + scen + " --json").out).contains("per_rank"));
     CHECK(run_cli("check " + scen + " --ranks 0").exit_code == 2);
+}
+
+TEST_CASE("an event's time grows with the state a hop touches, more slowly than the state",
+          "[estimate]") {
+    // Caches hold less of a larger fabric: never cheaper per event, never worse than in
+    // proportion (every event would miss on every line already).
+    double before = ns_per_event(1 << 18);
+    for (std::uint64_t bytes = 1 << 20; bytes <= (std::uint64_t{1} << 34); bytes *= 4) {
+        const double ns = ns_per_event(bytes);
+        CHECK(ns > before);
+        CHECK(ns < 4 * before);
+        before = ns;
+    }
+    // A run's time is its events at that rate: twice the events, twice the time.
+    RunEstimate r;
+    r.events = 1'000'000;
+    r.fabric_bytes = 40 << 20;
+    r.packet_bytes = 24 << 20;
+    CHECK(hop_state_bytes(r) == std::uint64_t{64} << 20);
+    const double one = wall_s_estimate(r);
+    CHECK(one == Approx(1e6 * ns_per_event(std::uint64_t{64} << 20) * 1e-9));
+    r.events *= 2;
+    CHECK(wall_s_estimate(r) == Approx(2 * one));
+}
+
+TEST_CASE("check's wall time per event is larger for a 16,384-host fabric than for 32 NICs",
+          "[estimate][cli][system]") {
+    const auto per_event = [](const std::string& args) {
+        const auto c = run_cli("check " + args + " --json");
+        REQUIRE(c.exit_code == 0);
+        const auto j = nlohmann::json::parse(c.out);
+        return j["wall_s_estimate"].get<double>() / j["events_estimate"].get<double>();
+    };
+    const double small =
+        per_event(source("scenarios/ft2-alltoall.yaml") + " --set topology.endpoints=32");
+    const double large = per_event(source("scenarios/ft3-16k-permutation.yaml"));
+    CHECK(large > 2 * small);
+    // Replicates run one after another: their times add.
+    const auto one = run_cli("check " + source("scenarios/ft2-alltoall.yaml") + " --json");
+    const auto three = run_cli("check " + source("scenarios/ft2-alltoall.yaml") +
+                               " --set sim.replicates=3 --json");
+    REQUIRE((one.exit_code == 0 && three.exit_code == 0));
+    CHECK(nlohmann::json::parse(three.out)["wall_s_estimate"].get<double>() ==
+          Approx(3 * nlohmann::json::parse(one.out)["wall_s_estimate"].get<double>()));
 }
 
 TEST_CASE("check --json of a sweep counts its points and runs", "[estimate][cli][system]") {

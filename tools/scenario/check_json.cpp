@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "tools/scenario/wall_estimate.hpp"
+
 namespace clustersim {
 
 Json scenario_check_json(const std::string& file, const ScenarioEstimate& e,
@@ -30,8 +32,7 @@ Json scenario_check_json(const std::string& file, const ScenarioEstimate& e,
                                     {"packets_bytes", r.packet_bytes}};
     // Replicates run one after another: the wall time is theirs summed.
     j["replicates"] = replicates;
-    j["wall_s_estimate"] =
-        static_cast<double>(r.events) * std::max<std::uint32_t>(1, replicates) / events_per_s();
+    j["wall_s_estimate"] = wall_s_estimate(r) * std::max<std::uint32_t>(1, replicates);
     j["partitions"] = r.partitions;
     if (ranks) {
         j["ranks"] = ranks->per_rank.size();

@@ -1,23 +1,16 @@
 #include "tools/scenario/sweep_check.hpp"
 
 #include <fmt/format.h>
-#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <set>
 
-#include "models/hardware/embedded_data.hpp"
 #include "tools/scenario/build.hpp"
 #include "tools/scenario/estimate.hpp"
 #include "tools/scenario/result_keys.hpp"
+#include "tools/scenario/wall_estimate.hpp"
 
 namespace clustersim {
-
-double events_per_s() {
-    static const double rate =
-        YAML::Load(std::string(embedded_file("simulator_speed.yaml")))["events_per_s"].as<double>();
-    return rate;
-}
 
 namespace {
 
@@ -116,6 +109,7 @@ SweepCheck check_sweep(const SweepSpec& spec) {
                 continue;
             }
             c.events += e.run.events * spec.seeds;
+            c.wall_s += wall_s_estimate(e.run) * spec.seeds;
             c.memory_bytes = std::max(c.memory_bytes, e.run.memory_bytes());
         } catch (const InputError& e) {
             add(locate(spec, point, e));
@@ -129,7 +123,6 @@ SweepCheck check_sweep(const SweepSpec& spec) {
             "changes nothing: no switch of these fabrics has more than one next hop toward any "
             "destination, so every policy routes alike (warning: expected a fabric with path "
             "diversity, or drop the axis)");
-    c.wall_s = static_cast<double>(c.events) / events_per_s();
     return c;
 }
 
@@ -138,10 +131,11 @@ std::string sweep_check_summary(const SweepSpec& spec, const SweepCheck& c, std:
     std::string out = fmt::format(
         "{}: {} ({} points, {} valid; {} runs at {} seed{}; at most about {} events; memory about "
         "{} per "
-        "point; wall time about {:.0f} s on {} thread{} at {:.3g} events/s{})",
+        "point; wall time about {:.0f} s on {} thread{}, {:.3g} events/s per thread on "
+        "average{})",
         spec.file, c.errors.empty() ? "ok" : "not ok", c.points, c.valid_points, c.runs, spec.seeds,
         spec.seeds == 1 ? "" : "s", c.events, format_bytes(c.memory_bytes), c.wall_s / t, t,
-        t == 1 ? "" : "s", events_per_s(),
+        t == 1 ? "" : "s", c.wall_s > 0 ? static_cast<double>(c.events) / c.wall_s : 0.0,
         c.unestimated > 0 ? fmt::format("; {} point{} with no size formula not counted",
                                         c.unestimated, c.unestimated == 1 ? "" : "s")
                           : std::string());

@@ -17,13 +17,11 @@ struct SweepCheck {
     std::uint64_t points = 0, valid_points = 0, runs = 0;  // runs: valid points x seeds
     std::uint64_t events = 0;                              // summed over the runs
     std::uint64_t memory_bytes = 0;  // the largest point's (a thread runs one at a time)
-    double wall_s = 0;               // events at simulator_speed.yaml's rate, on one thread
+    double wall_s = 0;               // one thread's, summed over the runs (wall_estimate.hpp)
     std::uint64_t unestimated = 0;   // valid points whose workload has no size formula
 };
 
 SweepCheck check_sweep(const SweepSpec& spec);
-/// The single-thread event rate that wall-time estimates assume (simulator_speed.yaml).
-double events_per_s();
 /// The summary line: points, runs, events, memory, wall time (and with how many threads).
 std::string sweep_check_summary(const SweepSpec& spec, const SweepCheck& c, std::uint32_t threads);
 
