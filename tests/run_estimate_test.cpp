@@ -293,6 +293,9 @@ TEST_CASE("per MPI rank: packets, events and calendars divide by partition, the 
     const RanksEstimate single = estimate_ranks(hpcc, estimate_scenario(hpcc).run, 2);
     CHECK(single.whole_reason.find("one partition") != std::string::npos);
     CHECK(single.per_rank[1].partitions == 1);
+    // The simulator keeps one event calendar for a model that is one partition, and one per
+    // partition plus the observer's for a cut one (sim/simulator.hpp): 1 against 4 + 1 here.
+    CHECK(estimate_scenario(hpcc).run.calendar_bytes * 5 == run.calendar_bytes);
 }
 
 TEST_CASE("check --ranks R gives the estimates per MPI rank", "[estimate][cli][system]") {

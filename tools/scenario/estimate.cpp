@@ -129,11 +129,12 @@ RunEstimate estimate_run(const Scenario& s, const FabricPlan& f, const WorkloadS
     const std::uint32_t partitions =
         e.single_reason.empty() ? partitions_for(processes, s.sim.partitions) : 1;
     e.partitions = partitions;
-    // An event calendar per partition and the observer's, every bucket holding a chunk half
+    // An event calendar per partition and the observer's (one in all for a model that is one
+    // partition: sim/simulator.hpp runs it on a single queue), every bucket holding a chunk half
     // filled (assumption; measured: 44 MB more at 2,048 GPUs cut in 11 than in one with 4,096
     // buckets of 752 B chunks).
     e.calendar_bytes =
-        (partitions + 1) *
+        (partitions > 1 ? partitions + 1 : 1) *
         EventQueue::calendar_bytes(0.5, EventQueue::kBuckets >> EventQueue::widening(partitions));
     e.fabric_bytes = graph_bytes(f.fabric_switches, f.fabric_cables, f.fabric.inventory.endpoints) +
                      (f.node_model ? graph_bytes(f.switches, f.cables, f.endpoints) : 0) +
