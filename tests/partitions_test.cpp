@@ -116,6 +116,18 @@ TEST_CASE(
         CHECK(partitions_for(lp.count, kMostPartitions) == lp.count);
         CHECK(partitions_for(lp.count, 0) == partitions_for(lp.count));
     }
+    SECTION("the default is even, so that two threads or ranks split it evenly") {
+        for (std::uint64_t processes = 64; processes <= kMaxPartitions * kProcessesPerPartition;
+             processes += 29) {
+            INFO(processes << " processes");
+            const std::uint32_t n = partitions_for(processes);
+            CHECK(n % 2 == 0);
+            CHECK(n >= processes / kProcessesPerPartition);
+            CHECK(n <= processes / kProcessesPerPartition + 2);
+        }
+        CHECK(partitions_for(11 * kProcessesPerPartition + 5) == 12);
+        CHECK(partitions_for(1'000'000) == kMaxPartitions);
+    }
     SECTION("state read across processes, or a tie to the observer: one partition, said why") {
         CHECK(partition_processes(g, lp, {}, "HPCC").count == 1);
         CHECK(partition_processes(g, lp, {}, "HPCC").single_reason == "HPCC");

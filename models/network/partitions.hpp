@@ -32,7 +32,10 @@ struct Partitions {
 };
 
 /// Partitions a fabric is cut into by default: about one per `kProcessesPerPartition`
-/// processes, at least two, at most `kMaxPartitions` (enough for a few dozen threads). Each
+/// processes, rounded up to an even count (two threads or ranks, as on a 2-core machine like
+/// CI's, then split them evenly: the 2,048-GPU step's 11 bounded two threads at 1.83 and ran its
+/// first 600 us in 30.7 s on two, 12 at 1.96 in 26.3 s; docs/performance.md), at least two, at
+/// most `kMaxPartitions` (enough for a few dozen threads). Each
 /// partition keeps an event calendar whose chunks fill per bucket, so more partitions cost
 /// memory: at 8 processes a partition the 2,048-GPU step's 44 calendars held 140 MB more than
 /// one with 752-byte chunks; with 368-byte ones 44 held 106 MB more than 11 (docs/performance.md).
@@ -46,8 +49,9 @@ inline constexpr std::uint32_t kMostPartitions = 256;
 constexpr std::uint32_t partitions_for(std::uint64_t processes, std::uint32_t wanted = 0) {
     if (wanted > 0) return static_cast<std::uint32_t>(std::min<std::uint64_t>(wanted, processes));
     const std::uint64_t share = processes / kProcessesPerPartition;
+    const std::uint64_t even = share + (share & 1);
     return static_cast<std::uint32_t>(
-        std::min<std::uint64_t>({kMaxPartitions, processes, std::max<std::uint64_t>(2, share)}));
+        std::min<std::uint64_t>({kMaxPartitions, processes, std::max<std::uint64_t>(2, even)}));
 }
 
 /// Groups the processes of `lp` into partitions. `ties` are pairs a dependency joins with no

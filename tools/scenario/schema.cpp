@@ -110,7 +110,7 @@ static std::vector<KeySpec> core_keys() {
         "how many partitions the run is cut into for windows (at most one per logical process: "
         "a switch, or a node with its GPUs and NICs); results are the same, but sim.events, "
         "sim.cut_channels and sim.thread_speedup_bound follow the cut. auto: about one per 32 "
-        "processes, 2 to 64; more lets more threads share the run and costs a calendar each "
+        "processes, rounded up to an even count, 2 to 64; more lets more threads share the run and costs a calendar each "
         "(docs/performance.md); 1: none");
     partitions.words = {"auto"};
     return {
