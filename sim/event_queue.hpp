@@ -26,7 +26,7 @@ class alignas(64) EventQueue {
     explicit EventQueue(unsigned bucket_shift = kBucketShift, std::size_t buckets = kBuckets)
         : shift_(bucket_shift),
           mask_(buckets - 1),
-          bucket_chunk_(buckets, kNoChunk),
+          buckets_(buckets),
           occupied_((buckets + 63) / 64, 0) {}
 
     /// The calendar of one of `partitions` queues that share a run's events: past 64 of them,
@@ -49,8 +49,7 @@ class alignas(64) EventQueue {
     /// filled to `fill` (0..1) on average (run estimates: a partitioned run keeps one queue per
     /// partition, for_share's).
     static constexpr std::size_t calendar_bytes(double fill, std::size_t buckets = kBuckets) {
-        return buckets *
-                   (static_cast<std::size_t>(sizeof(Chunk) * (1 - fill)) + sizeof(std::uint32_t)) +
+        return buckets * (static_cast<std::size_t>(sizeof(Chunk) * (1 - fill)) + sizeof(Bucket)) +
                buckets / 8;
     }
     bool empty() const { return size_ == 0; }
@@ -90,7 +89,7 @@ class alignas(64) EventQueue {
     void clear() {
         current_.clear();
         far_.clear();
-        for (std::size_t b = 0; b < bucket_chunk_.size(); ++b) release(b);
+        for (std::size_t b = 0; b < buckets_.size(); ++b) release(b);
         size_ = in_calendar_ = 0;
     }
 
@@ -100,18 +99,23 @@ class alignas(64) EventQueue {
 
   private:
     static constexpr std::uint32_t kNoChunk = 0xffffffff;
-    static constexpr std::uint32_t kChunkEvents = 15;  // 15 x 24 B + 8 B: 368 B a chunk
+    static constexpr std::uint32_t kChunkEvents = 15;  // 15 x 24 B and the link: 368 B a chunk
     struct Chunk {
         std::array<Event, kChunkEvents> events;
-        std::uint32_t count = 0;
         std::uint32_t next = kNoChunk;  // older chunk of the same bucket, or next free chunk
+    };
+    // A bucket's newest chunk and the events in it (its older chunks are full): the count sits
+    // beside the index a push reads anyway, not on a line of the chunk apart from the slot.
+    struct Bucket {
+        std::uint32_t chunk = kNoChunk;
+        std::uint32_t count = 0;
     };
 
     std::size_t slot(std::int64_t ps) const {
         return static_cast<std::size_t>(ps >> shift_) & mask_;
     }
     std::uint64_t width() const { return std::uint64_t{1} << shift_; }
-    std::uint64_t span() const { return bucket_chunk_.size() << shift_; }
+    std::uint64_t span() const { return buckets_.size() << shift_; }
     // How far t lies after the current bucket's start, exact for any t >= start (unsigned, so
     // that times near the end of the int64 range cannot overflow).
     std::uint64_t offset(std::int64_t t) const {
@@ -119,15 +123,15 @@ class alignas(64) EventQueue {
     }
 
     void append(std::size_t b, const Event& e) {
-        std::uint32_t c = bucket_chunk_[b];
-        if (c == kNoChunk || chunks_[c].count == kChunkEvents) {
+        Bucket& bucket = buckets_[b];
+        if (bucket.chunk == kNoChunk || bucket.count == kChunkEvents) {
             const std::uint32_t fresh = take_chunk();
-            chunks_[fresh].next = c;
-            bucket_chunk_[b] = c = fresh;
+            chunks_[fresh].next = bucket.chunk;
+            bucket.chunk = fresh;
+            bucket.count = 0;
             occupied_[b / 64] |= std::uint64_t{1} << (b % 64);
         }
-        Chunk& chunk = chunks_[c];
-        chunk.events[chunk.count++] = e;
+        chunks_[bucket.chunk].events[bucket.count++] = e;
         ++in_calendar_;
     }
 
@@ -138,25 +142,24 @@ class alignas(64) EventQueue {
         }
         const std::uint32_t c = free_chunk_;
         free_chunk_ = chunks_[c].next;
-        chunks_[c].count = 0;
         return c;
     }
 
     // Moves bucket b's events onto the current heap (unordered) and frees its chunks.
     void release(std::size_t b, bool keep_events = false) {
-        for (std::uint32_t c = bucket_chunk_[b]; c != kNoChunk;) {
+        std::uint32_t count = buckets_[b].count;  // the newest chunk's; the older ones are full
+        for (std::uint32_t c = buckets_[b].chunk; c != kNoChunk; count = kChunkEvents) {
             Chunk& chunk = chunks_[c];
             if (keep_events) {
-                current_.insert(current_.end(), chunk.events.begin(),
-                                chunk.events.begin() + chunk.count);
-                in_calendar_ -= chunk.count;
+                current_.insert(current_.end(), chunk.events.begin(), chunk.events.begin() + count);
+                in_calendar_ -= count;
             }
             const std::uint32_t older = chunk.next;
             chunk.next = free_chunk_;
             free_chunk_ = c;
             c = older;
         }
-        bucket_chunk_[b] = kNoChunk;
+        buckets_[b] = Bucket{};
         occupied_[b / 64] &= ~(std::uint64_t{1} << (b % 64));
     }
 
@@ -198,8 +201,8 @@ class alignas(64) EventQueue {
 
     unsigned shift_;
     std::size_t mask_;
-    std::vector<std::uint32_t> bucket_chunk_;  // newest chunk of each bucket
-    std::vector<std::uint64_t> occupied_;      // one bit per non-empty bucket
+    std::vector<Bucket> buckets_;
+    std::vector<std::uint64_t> occupied_;  // one bit per non-empty bucket
     std::vector<Chunk> chunks_;
     std::uint32_t free_chunk_ = kNoChunk;
     std::vector<Event> current_;  // 4-ary heap: the current bucket's events
