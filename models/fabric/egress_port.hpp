@@ -28,9 +28,10 @@ struct alignas(64) EgressPort {
     std::uint8_t next_vl = 0;        // round-robin among lanes
     bool unlimited_credits = true;   // lossy mode, or a receiver that always sinks (a host)
     bool waiting_for_credit = false;
-    bool paused = false;         // PFC: stopped by the far end's pause frame
-    bool down = false;           // a fault stopped it (faults: link_down, switch_down, ...)
-    std::uint8_t partition = 0;  // whose pool its queues' chunks come from (Fabric::set_cut)
+    bool paused = false;            // PFC: stopped by the far end's pause frame
+    bool down = false;              // a fault stopped it (faults: link_down, switch_down, ...)
+    std::uint8_t partition = 0;     // whose pool its queues' chunks come from (Fabric::set_cut)
+    bool credits_not_kept = false;  // its credits cannot bind (Fabric::set_non_binding)
 
     // Line 2: the credit path (lossless credits only): what a return writes and a service reads.
     std::int64_t credits_bytes = 0;  // lane 0's (lanes 1.. in Fabric's UpperCredits)
@@ -68,7 +69,7 @@ using UpperLanes = std::array<ChunkedFifo<Packet>, kMaxVirtualLanes - 1>;
 using UpperCredits = std::array<std::int64_t, kMaxVirtualLanes - 1>;
 using PacketChunks = ChunkedFifo<Packet>::Pool;
 static_assert(sizeof(EgressPort) == 256);
-static_assert(offsetof(EgressPort, tail_at) < 64 && offsetof(EgressPort, partition) < 64);
+static_assert(offsetof(EgressPort, tail_at) < 64 && offsetof(EgressPort, credits_not_kept) < 64);
 static_assert(offsetof(EgressPort, credits_bytes) / 64 == 1 &&
               offsetof(EgressPort, near_credits) / 64 == 1 &&
               (offsetof(EgressPort, near_credits) + sizeof(NearCredits) - 1) / 64 == 1);

@@ -90,13 +90,25 @@ Fabric::Fabric(Simulator& sim, const PortGraph& graph, const NetworkParams& para
 }
 
 void Fabric::discard(const Packet& p, std::uint32_t wire) {
-    if (p.credit_channel == kNone) return;
+    if (p.credit_channel == kNone || (p.credit_vl & Packet::kNoCreditHeld)) return;
     if (!pfc_.empty() && pfc_[p.credit_channel].sw != kNone) {
         pfc_release(p.credit_channel, wire);
         return;
     }
     if (ports_[p.credit_channel].unlimited_credits) return;
     return_credit(p.credit_channel, wire, p.credit_vl);
+}
+
+void Fabric::set_non_binding(std::uint32_t ch) {
+    EgressPort& port = ports_[ch];
+    if (port.unlimited_credits) return;  // keeps none already (lossy mode)
+#ifdef NDEBUG
+    port.unlimited_credits = true;
+    port.credits_not_kept = true;
+#else
+    if (proved_non_binding_.empty()) proved_non_binding_.resize(ports_.size());
+    proved_non_binding_[ch] = true;
+#endif
 }
 
 void Fabric::set_cut(std::vector<bool> cut, std::uint32_t partitions,

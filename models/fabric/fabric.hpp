@@ -7,6 +7,7 @@
 // in lossy mode. It moves packets; which
 // port a packet takes (forwarding) and where packets come from (transport) are other parts.
 #include <algorithm>
+#include <cassert>
 #include <cstdint>
 #include <span>
 #include <utility>
@@ -177,6 +178,11 @@ class Fabric {
     void set_loss(std::uint32_t ch, double rate);
     /// The far end of `ch` is memory from now on: the port no longer waits for credits.
     void set_sink(std::uint32_t ch) { ports_[ch].unlimited_credits = true; }
+    /// The credits of `ch` cannot bind (models/network/non_binding_credits.hpp), so its port
+    /// keeps none and a packet crossing it holds none to return: the same departures, without
+    /// writing the port's credit line twice per packet. Builds with assertions keep them and
+    /// check instead that no packet ever waits for one, which is what the proof claims.
+    void set_non_binding(std::uint32_t ch);
     /// Packets sent from now on serialise at `rate`.
     void set_rate(std::uint32_t ch, DataRate rate);
     /// Packets launched from now on (and credits returned over it) take `delta` longer.
@@ -198,6 +204,7 @@ class Fabric {
     std::vector<UpperLanes> upper_lanes_;      // per channel, with more than one lane only
     std::vector<UpperCredits> upper_credits_;  // likewise
     std::vector<std::uint32_t> transmitter_;   // per channel: the logical process of its port
+    std::vector<bool> proved_non_binding_;     // builds with assertions: checked, not dropped
     // Packets on links, each named by its arrival event (a slot of the launching partition).
     PartitionedPool<InFlight> flying_;
     // Chunks of the queued packets, per partition (a port uses its own partition's).
@@ -313,6 +320,8 @@ inline std::uint32_t Fabric::next_queued(std::uint32_t ch, std::uint32_t& vl) co
 }
 
 inline void Fabric::wait_for_credit(std::uint32_t ch) {
+    assert((proved_non_binding_.empty() || !proved_non_binding_[ch]) &&
+           "a packet waits for credits proved never to bind");
     EgressPort& port = ports_[ch];
     port.waiting_for_credit = true;
     const Time next = next_credit(ch).at;
@@ -359,7 +368,7 @@ inline Packet Fabric::pop_queued(std::uint32_t ch, std::uint32_t vl, std::uint32
 
 inline void Fabric::launch(std::uint32_t ch, Packet p, std::uint32_t wire, std::uint32_t vl,
                            Time tx_end) {
-    if (p.credit_channel != kNone) {
+    if (p.credit_channel != kNone && !(p.credit_vl & Packet::kNoCreditHeld)) {
         if (!pfc_.empty() && pfc_[p.credit_channel].sw != kNone) {
             pfc_release(p.credit_channel, wire);  // leaves a shared buffer
         } else {
@@ -367,10 +376,13 @@ inline void Fabric::launch(std::uint32_t ch, Packet p, std::uint32_t wire, std::
         }
     }
     const EgressPort& port = ports_[ch];
-    // The far end accounts for it: credits held, or its PFC ingress.
+    // The far end accounts for it: credits held, or its PFC ingress. Past a port that keeps
+    // no credits it holds none, but its input still counts for the arbiter (break_tie).
     p.credit_channel =
-        !port.unlimited_credits || (!pfc_.empty() && pfc_[ch].sw != kNone) ? ch : kNone;
-    p.credit_vl = static_cast<std::uint8_t>(vl);
+        !port.unlimited_credits || port.credits_not_kept || (!pfc_.empty() && pfc_[ch].sw != kNone)
+            ? ch
+            : kNone;
+    p.credit_vl = static_cast<std::uint8_t>(port.credits_not_kept ? Packet::kNoCreditHeld : vl);
     Link& link = links_[ch];
     if (link.fabric_hop) ++p.fabric_hops;
     link.bytes_carried += wire;

@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "models/network/non_binding_credits.hpp"
 #include "models/network/process_load.hpp"
 #include "models/routing/routing_policy.hpp"
 
@@ -88,6 +89,14 @@ Network::Network(Simulator& sim, const PortGraph& graph, const ForwardingTables&
                 channels[c].from.kind == NodeKind::Switch &&
                 (!layout || layout->role[channels[c].from.index] == SwitchRole::Fabric);
     }
+}
+
+std::size_t Network::drop_non_binding_credits(const NodeLayout* layout) {
+    if (!layout || faults_) return 0;
+    const std::vector<std::uint32_t> channels =
+        non_binding_channels(graph_, *layout, params_, workload_.messages);
+    for (const std::uint32_t c : channels) fabric_.set_non_binding(c);
+    return channels.size();
 }
 
 void Network::handle(const Event& e) {

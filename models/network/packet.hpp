@@ -23,8 +23,8 @@ struct Packet {
     std::uint32_t entropy = 0;             // flow hash input (header fields), constant per flow
     std::uint32_t sequence = 0;            // packet index within its message
     std::uint32_t credit_channel = kNone;  // upstream channel whose credits this packet holds
-    std::uint8_t credit_vl = 0;            // lane of the upstream credits it holds
-    std::uint8_t fabric_hops = 0;          // switch-to-switch hops taken: the next such hop's lane
+    std::uint8_t credit_vl = 0;    // lane of the upstream credits it holds, or kNoCreditHeld
+    std::uint8_t fabric_hops = 0;  // switch-to-switch hops taken: the next such hop's lane
     PacketKind kind = PacketKind::Data;
     std::uint8_t flags = 0;  // kEcnCapable, kCongestionExperienced, priority in kPriorityMask
 
@@ -35,6 +35,9 @@ struct Packet {
     static constexpr std::uint8_t kPriorityShift = 4;
     static constexpr std::uint8_t kViaNic = 1u << 7;     // same node, but through the NIC
     static constexpr std::uint8_t kPriorityMask = 0x70;  // 8 priorities (PFC classes)
+    // In credit_vl: the upstream port keeps no credits (they cannot bind): nothing to return,
+    // but credit_channel still names the input, for a switch's output arbiter.
+    static constexpr std::uint8_t kNoCreditHeld = 1u << 7;
 
     std::uint32_t priority() const { return (flags & kPriorityMask) >> kPriorityShift; }
     void set_priority(std::uint32_t p) {

@@ -33,6 +33,7 @@ SimulationResult simulate(const PortGraph& graph, const ForwardingTables& routes
                           const SimulationOptions& options, const NodeLayout* layout) {
     Simulator sim;
     Network net(sim, graph, routes, workload, params, layout, options.faults, options.partitions);
+    if (!options.keep_non_binding_credits) net.drop_non_binding_credits(layout);
     // Ranks run a cut model's partitions apart; otherwise each runs all of it, alike.
     std::string ranks_note;
     if (options.ranks && options.ranks->count() > 1) {

@@ -34,6 +34,9 @@ struct SimulationOptions {
     // Threads that run the partitions of a window (sim/simulator.hpp): results do not depend
     // on them. An execution setting: never part of a scenario's resolved values.
     std::uint32_t threads = 1;
+    // Keep the credits of ports proved never to bind (Network::drop_non_binding_credits),
+    // which a run drops: the same results either way, which tests check.
+    bool keep_non_binding_credits = false;
     // MPI ranks the run is spread over (sim/ranks.hpp; null: this process runs it all). An
     // execution setting, as threads: every rank returns the same result.
     Ranks* ranks = nullptr;
