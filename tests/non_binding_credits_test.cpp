@@ -16,8 +16,9 @@ struct Proof {
     std::vector<std::uint32_t> proved;
 };
 
-Proof prove(const std::string& name, const std::string& yaml) {
-    Proof p{run_yaml(name, yaml), {}};
+Proof prove(const std::string& name, const std::string& yaml,
+            const SimulationOptions& options = {}) {
+    Proof p{run_yaml(name, yaml, {}, options), {}};
     const NetworkParams params = network_params(p.run.scenario, p.run.fabric.fabric);
     p.proved = non_binding_channels(p.run.fabric.simulated().graph, *p.run.fabric.node_layout(),
                                     params, p.run.workload.messages);
@@ -45,19 +46,13 @@ std::vector<std::uint32_t> joined(std::vector<std::uint32_t> a,
 
 // The same scenario with every credit kept and with those that cannot bind dropped.
 void check_same_results(const std::string& name, const std::string& yaml) {
-    const auto dir = temp_dir("nb-" + name);
-    write_text(dir / "s.yaml", yaml);
-    const Scenario s = load_scenario((dir / "s.yaml").string(), {});
-    const SimulatedFabric f = build_simulated_fabric(s, 0);
-    const Workload w = build_workload(s, f.endpoints(), load_trace(s));
-    const NetworkParams params = network_params(s, f.fabric);
-    const auto& graph = f.simulated().graph;
-    REQUIRE_FALSE(non_binding_channels(graph, *f.node_layout(), params, w.messages).empty());
     SimulationOptions kept, dropped;
     kept.keep_non_binding_credits = true;
     kept.fingerprint = dropped.fingerprint = true;
-    const SimulationResult a = simulate(graph, f.routes, w, params, kept, f.node_layout());
-    const SimulationResult b = simulate(graph, f.routes, w, params, dropped, f.node_layout());
+    const Proof proof = prove("nb-dropped-" + name, yaml, dropped);
+    REQUIRE_FALSE(proof.proved.empty());
+    const SimulationResult& b = proof.run.result;
+    const SimulationResult a = run_yaml("nb-kept-" + name, yaml, {}, kept).result;
     REQUIRE(a.status == SimulationResult::Status::Completed);
     REQUIRE(b.status == SimulationResult::Status::Completed);
     CHECK(a.end_time == b.end_time);

@@ -4,8 +4,8 @@
 #include <string>
 
 #include "support.hpp"
-#include "tools/scenario/scenario.hpp"
 #include "tools/scenario/build.hpp"
+#include "tools/scenario/scenario.hpp"
 
 namespace clustersim::test {
 
@@ -17,15 +17,15 @@ struct Run {
 };
 
 inline Run run_yaml(const std::string& name, const std::string& yaml,
-                    const std::vector<Override>& sets = {}) {
+                    const std::vector<Override>& sets = {}, const SimulationOptions& options = {}) {
     const auto dir = temp_dir("run-" + name);
     write_text(dir / "s.yaml", yaml);
     Run r{load_scenario((dir / "s.yaml").string(), sets), {}, {}, {}};
     r.fabric = build_simulated_fabric(r.scenario, 0);
     r.workload = build_workload(r.scenario, r.fabric.endpoints(), load_trace(r.scenario));
-    r.result = simulate(r.fabric.simulated().graph, r.fabric.routes, r.workload,
-                        network_params(r.scenario, r.fabric.fabric), SimulationOptions{},
-                        r.fabric.node_layout());
+    r.result =
+        simulate(r.fabric.simulated().graph, r.fabric.routes, r.workload,
+                 network_params(r.scenario, r.fabric.fabric), options, r.fabric.node_layout());
     return r;
 }
 

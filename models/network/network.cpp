@@ -91,12 +91,10 @@ Network::Network(Simulator& sim, const PortGraph& graph, const ForwardingTables&
     }
 }
 
-std::size_t Network::drop_non_binding_credits(const NodeLayout* layout) {
-    if (!layout || faults_) return 0;
-    const std::vector<std::uint32_t> channels =
-        non_binding_channels(graph_, *layout, params_, workload_.messages);
-    for (const std::uint32_t c : channels) fabric_.set_non_binding(c);
-    return channels.size();
+void Network::drop_non_binding_credits(const NodeLayout* layout) {
+    if (!layout || faults_) return;
+    for (const std::uint32_t c : non_binding_channels(graph_, *layout, params_, workload_.messages))
+        fabric_.set_non_binding(c);
 }
 
 void Network::handle(const Event& e) {

@@ -82,8 +82,8 @@ class Network {
         schedule_sample(series_.next_sample(), kTierSample);
     }
     /// Ports whose credits cannot bind keep none (models/network/non_binding_credits.hpp):
-    /// the same results, fewer writes per packet. None with faults. Returns how many.
-    std::size_t drop_non_binding_credits(const NodeLayout* layout);
+    /// the same results, fewer writes per packet. None with faults.
+    void drop_non_binding_credits(const NodeLayout* layout);
     /// Per fault of the plan: packets it lost and when the fabric had reacted.
     std::vector<FaultOutcome> fault_outcomes() const;
     bool failed() const { return failed_; }
