@@ -6,9 +6,8 @@
 #include <numeric>
 
 namespace clustersim {
-namespace {
 
-std::uint64_t draw(const KvLengthDistribution& d, RandomStream& rng) {
+std::uint64_t draw_length(const KvLengthDistribution& d, RandomStream& rng) {
     switch (d.kind) {
         case KvLengthKind::Fixed:
             return d.tokens;
@@ -27,8 +26,6 @@ std::uint64_t draw(const KvLengthDistribution& d, RandomStream& rng) {
     }
     return d.tokens;
 }
-
-}  // namespace
 
 double KvLengthDistribution::mean() const {
     switch (kind) {
@@ -49,7 +46,7 @@ std::vector<std::vector<std::uint64_t>> assign_request_contexts(const KvLengthDi
                                                                 std::uint32_t per_rank,
                                                                 RandomStream& rng) {
     std::vector<std::uint64_t> pool(std::size_t{ranks} * per_rank);
-    for (auto& kv : pool) kv = draw(dist, rng);
+    for (auto& kv : pool) kv = draw_length(dist, rng);
     std::vector<std::vector<std::uint64_t>> out(ranks);
     for (auto& r : out) r.reserve(per_rank);
     if (balance == RequestBalance::Count || dist.kind == KvLengthKind::Fixed) {

@@ -28,6 +28,9 @@ struct KvLengthDistribution {
     double mean() const;
 };
 
+/// One length drawn from `d` (a context, a prompt, an output).
+std::uint64_t draw_length(const KvLengthDistribution& d, RandomStream& rng);
+
 /// How requests are spread over a micro-batch's attention ranks: every rank gets the same
 /// number; `kv` then balances their KV tokens too (largest first to the lightest rank, as
 /// DeepSeek's decode load balancer balances KV-cache use and request counts), `count` deals

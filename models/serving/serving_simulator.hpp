@@ -1,0 +1,55 @@
+#pragma once
+// A serving run at the level of requests and steps, in the order vLLM and SGLang schedule:
+// requests queue first come first served at a prefill instance (the least loaded, by tokens
+// waiting), whose steps take prompts up to a token budget (a prompt that does not fit is
+// chunked over steps); the prefill's last step yields the first token; the request's KV cache
+// then moves to a decode instance (the one with fewest requests; disaggregated) or stays
+// (colocated), and joins the running batch at the next step boundary while there is room;
+// every decode step yields each running request one token plus its accepted MTP drafts.
+// Colocated instances run a waiting prefill before the next decode step (SGLang's default,
+// without mixing chunks into decode batches). Each step's time comes from StepTimes; the KV
+// transfers queue first come first served at each GPU's NIC (fabric) or node's storage NIC.
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "models/serving/serving_deployment.hpp"
+#include "models/serving/serving_request.hpp"
+#include "models/serving/step_times.hpp"
+
+namespace clustersim {
+
+/// What became of one request (Time::never() for what never happened).
+struct RequestTimes {
+    Time prefill_start = Time::never();  // its first prefill step began
+    Time first_token = Time::never();    // its last prefill step ended
+    Time kv_ready = Time::never();       // its KV cache reached the decode instance
+    Time decode_start = Time::never();   // it joined a running batch
+    Time finish = Time::never();         // its last token
+    std::uint32_t decode_instance = 0;
+};
+
+struct StepRecord {
+    Time start;
+    Time duration;
+    std::uint32_t instance = 0;  // prefill instances and decode instances each counted from 0
+    bool prefill = false;
+    std::uint32_t batch = 0;   // requests decoding, or prompt tokens prefilled
+    std::uint32_t shape = 0;   // requests per GPU per micro-batch, or tokens per GPU
+    std::uint32_t tokens = 0;  // output tokens it yielded (a prefill: its prompts' first)
+};
+
+struct ServingOutcome {
+    std::vector<RequestTimes> requests;  // as the input's
+    std::vector<StepRecord> steps;       // in the order they began
+    Time end;                            // the last request finished
+    double request_seconds = 0;          // the integral of requests in the system over time
+    std::uint64_t output_tokens = 0;
+};
+
+/// Runs every request to its end. `requests` are in arrival order.
+ServingOutcome simulate_serving(const ServingDeployment& deployment,
+                                std::span<const ServingRequest> requests, StepTimes& steps,
+                                std::uint64_t seed);
+
+}  // namespace clustersim

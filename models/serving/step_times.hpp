@@ -1,0 +1,33 @@
+#pragma once
+// What a serving run asks of the step model: how long one prefill or decode step of a given
+// shape takes on its instance, and how long one KV cache's transfer takes over the fabric.
+// The serving simulator calls it once per step (not per packet), so an interface is cheap;
+// tools/scenario/serving_steps answers it with packet-level runs, cached by shape.
+#include <cstdint>
+
+#include "sim/time.hpp"
+
+namespace clustersim {
+
+struct PrefillShape {
+    std::uint32_t tokens_per_gpu = 0;  // prompt tokens each GPU takes in this step
+    std::uint32_t prompt_tokens = 0;   // the prompts' mean length, tokens weighted (attention)
+    auto operator<=>(const PrefillShape&) const = default;
+};
+
+struct DecodeShape {
+    std::uint32_t requests_per_gpu = 0;  // per GPU per micro-batch
+    std::uint32_t context_tokens = 0;    // the running requests' mean context
+    auto operator<=>(const DecodeShape&) const = default;
+};
+
+class StepTimes {
+  public:
+    virtual ~StepTimes() = default;
+    virtual Time prefill(PrefillShape shape) = 0;
+    virtual Time decode(DecodeShape shape) = 0;
+    /// One request's KV cache, `bytes`, from a prefill GPU to a decode GPU over the fabric.
+    virtual Time kv_transfer(std::uint64_t bytes) = 0;
+};
+
+}  // namespace clustersim
