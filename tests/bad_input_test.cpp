@@ -84,15 +84,17 @@ TEST_CASE("an unknown --set path is bad input", "[cli][input][system]") {
     expect_bad_input({kGood, "--set network.mtu_bytes", "--set", "PATH=VALUE"}, "set-form");
 }
 
-TEST_CASE("an unknown value and a reserved feature are bad input", "[cli][input][system]") {
+TEST_CASE(
+    "an unknown value, a serving section without a model and a value out of range are bad "
+    "input",
+    "[cli][input][system]") {
     expect_bad_input({kGood + "network:\n  routing: magic\n", "", "s.yaml:4:12: network.routing",
                       "unknown value 'magic'"},
                      "enum");
-    // A name the contract reserves for later work (serving) is an unknown key until it is
-    // built.
-    expect_bad_input(
-        {kGood + "serving:\n  duration_s: 1\n", "", "s.yaml:3:1: serving", "unknown key"},
-        "reserved");
+    // Serving serves a model's steps: an all-to-all has none.
+    expect_bad_input({kGood + "serving:\n  duration_s: 1\n", "", "s.yaml:3:1: serving",
+                      "serves a model's steps (expected workload.kind: moe"},
+                     "serving-no-model");
     // sim.threads is built: its range is checked.
     expect_bad_input({kGood + "sim:\n  threads: 0\n", "", "s.yaml:4:12: sim.threads",
                       "out of range (expected 1 to 1024)"},

@@ -26,6 +26,9 @@ for f in scenarios/*.yaml scenarios/*/*.yaml; do
     # Over one machine's memory (about 32 GB): its 1,024-GPU cut is a golden, run on two
     # threads and two ranks.
     scenarios/moe/deepseek-v3-layer-100k-mpft.yaml) continue ;;
+    # A serving run is minutes of step runs and takes no sim.max_time_us: its steps are this
+    # engine's, and tests/serving_run_test.cpp compares a small one on one and two threads.
+    scenarios/serving/*) continue ;;
   esac
   for t in 1 2; do
     launch=()

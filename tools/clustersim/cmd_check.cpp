@@ -9,6 +9,7 @@
 #include "tools/clustersim/commands.hpp"
 #include "tools/scenario/check_json.hpp"
 #include "tools/scenario/estimate.hpp"
+#include "tools/scenario/serving_run.hpp"
 #include "tools/scenario/sweep_file.hpp"
 
 namespace clustersim::cli {
@@ -59,6 +60,18 @@ int run(const CheckOptions& o) {
         return check_sweep_file(o.scenario.scenario, {}, 1, o.scenario.json);
     }
     const Scenario scenario = load(o.scenario);
+    if (scenario.serving.set) {
+        if (o.ranks)
+            throw InputError("--ranks",
+                             "serving runs take no ranks estimate yet (expected no "
+                             "--ranks with a serving: section)");
+        const ServingCheck c = check_serving(scenario);
+        std::cout << (o.scenario.json
+                          ? json_text(serving_check_json(o.scenario.scenario, scenario, c), 2) +
+                                "\n"
+                          : serving_check_line(o.scenario.scenario, scenario, c));
+        return kExitOk;
+    }
     const ScenarioEstimate e = estimate_scenario(scenario);
     const std::string& file = o.scenario.scenario;
     std::optional<RanksEstimate> ranks;

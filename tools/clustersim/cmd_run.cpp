@@ -12,6 +12,7 @@
 #include "tools/scenario/results_json.hpp"
 #include "tools/scenario/results_trace.hpp"
 #include "tools/scenario/run.hpp"
+#include "tools/scenario/serving_run.hpp"
 
 namespace clustersim::cli {
 namespace {
@@ -38,6 +39,27 @@ std::optional<std::uint64_t> parse_seed(const std::optional<std::string>& text) 
     return v;
 }
 
+// A scenario with a serving: section: requests over time, each step simulated by shape.
+int serve(const RunOptions& o, const Scenario& s) {
+    if (o.baseline)
+        throw InputError("--baseline",
+                         "needs faults, which serving runs do not take yet "
+                         "(expected no --baseline with a serving: section)");
+    if (o.report)
+        throw InputError("--report",
+                         "serving runs have no report page yet (expected no "
+                         "--report with a serving: section)");
+    const std::vector<ServingRequest> requests = prepare_serving(s);
+    if (!o.out_dir.empty()) prepare_output_dir(o.out_dir, serving_output_files());
+    const ServingRunOutcome outcome = execute_serving(s, requests, !o.quiet && !o.scenario.json);
+    if (!o.out_dir.empty()) write_serving_outputs(o.out_dir, s, requests, outcome);
+    if (o.scenario.json)
+        std::cout << json_text(outcome.results, 2) << "\n";
+    else if (!o.quiet)
+        std::cout << serving_summary_table(outcome.results);
+    return outcome.results["status"] == "completed" ? kExitOk : kExitStalled;
+}
+
 int run(RunOptions o, const MpiSession& mpi) {
     // Under mpirun the ranks share the run (sim/ranks.hpp): rank 0 speaks and writes.
     if (mpi.rank() != 0) {
@@ -51,6 +73,7 @@ int run(RunOptions o, const MpiSession& mpi) {
     Scenario s = load(o.scenario, parse_seed(o.seed_text));
     if (o.threads) s.sim.threads = *o.threads;
     s.sim.ranks = mpi.run_ranks();
+    if (s.serving.set) return serve(o, s);
     PreparedRun prepared = prepare_run(s);
     const RunEstimate& est = prepared.estimate;
     // No limit is set by default, but a run of hours should not start unannounced.

@@ -16,6 +16,10 @@
 namespace clustersim {
 
 PreparedRun prepare_run(const Scenario& s) {
+    if (s.serving.set)
+        throw s.error_at("serving",
+                         "a serving run is `clustersim run`'s alone for now (expected "
+                         "no serving: section here; docs/serving.md)");
     // Cheap validation first, as `check` does: a scenario without a workload is refused before
     // its fabric and routes are built (minutes for the largest).
     if (s.workload.kind != "moe") (void)validate_workload(s);
@@ -81,14 +85,14 @@ const std::vector<std::string>& run_output_files() {
     return files;
 }
 
-void prepare_output_dir(const std::string& dir) {
+void prepare_output_dir(const std::string& dir, const std::vector<std::string>& files) {
     namespace fs = std::filesystem;
     std::error_code ec;
     fs::create_directories(dir, ec);
     if (ec || !fs::is_directory(dir))
         throw InputError(dir,
                          "cannot create the output folder (expected a writable path for --out)");
-    for (const std::string& name : run_output_files()) {
+    for (const std::string& name : files) {
         const fs::path f = fs::path(dir) / name;
         if (fs::exists(f, ec) && !fs::is_regular_file(f, ec))
             throw InputError(f.string(),

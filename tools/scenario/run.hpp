@@ -42,7 +42,8 @@ RunOutcome execute_run(const Scenario& s, PreparedRun& p, bool progress);
 const std::vector<std::string>& run_output_files();
 /// Creates `dir` and checks that every output file can be written as a file, before anything
 /// runs: never a half-written output after a long simulation. Throws InputError.
-void prepare_output_dir(const std::string& dir);
+void prepare_output_dir(const std::string& dir,
+                        const std::vector<std::string>& files = run_output_files());
 struct TraceWritten;
 /// What the files hold where they do not hold everything: messages.csv and trace.json.
 struct RunFilesWritten {

@@ -10,12 +10,14 @@
 
 #include "models/congestion/congestion_controls.hpp"
 #include "models/hardware/hardware_catalog.hpp"
+#include "models/hardware/moe_compute.hpp"
 #include "models/routing/routing_policy.hpp"
 #include "sim/registry.hpp"
 #include "tools/scenario/faults.hpp"
 #include "tools/scenario/loader.hpp"
 #include "tools/scenario/schema.hpp"
 #include "topologies/topology_kinds.hpp"
+#include "traffic/serving_defaults.hpp"
 #include "traffic/workload_kinds.hpp"
 
 namespace clustersim {
@@ -281,6 +283,7 @@ class Filler {
         s.sim.complete_on_ack = text_or("sim.completion", "receiver") == "sender-ack";
         s.sim.fingerprint = text_or("sim.fingerprint", "false") == "true";
         fill_moe(s);
+        fill_serving(s);
         s.network.virtual_lanes = u32_or("network.virtual_lanes", 0);
     }
 
@@ -406,6 +409,202 @@ class Filler {
                 "a moe workload needs a model (expected model.name, e.g. deepseek-v3)");
     }
 
+    // serving: the requests, the deployment serving them and the targets they are held to.
+    void fill_serving(Scenario& s) {
+        bool any = false;
+        for (const auto& [p, pos] : s.positions) any = any || p.rfind("serving", 0) == 0;
+        if (!any) return;
+        auto& v = s.serving;
+        v.set = true;
+        const ServingDefaults& dflt = serving_defaults();
+        if (s.workload.kind != "moe")
+            throw s.error_at("serving",
+                             "serves a model's steps (expected workload.kind: moe and "
+                             "a model.name)");
+        // The steps' shapes are the serving run's to choose, request by request.
+        for (const char* k : {"workload.phase", "workload.tokens_per_gpu", "workload.kv_length",
+                              "workload.ep_size", "workload.ep_groups", "workload.request_balance"})
+            if (s.positions.count(k))
+                throw s.error_at(k,
+                                 "is set by serving for each step (expected it left out "
+                                 "with a serving: section; docs/serving.md)");
+        // A serving run is many packet runs: their bounds and probes are not its own.
+        for (const char* k : {"sim.max_time_us", "sim.max_events", "sim.sample_us",
+                              "sim.fingerprint", "sim.replicates"})
+            if (s.positions.count(k))
+                throw s.error_at(k,
+                                 "bounds or records one packet-level run, not a serving run "
+                                 "(expected it left out with a serving: section; "
+                                 "serving.duration_s bounds the arrivals)");
+        const bool poisson = text_or("serving.arrival.kind", "") == "poisson";
+        if (!has("serving.arrival.kind"))
+            throw s.error_at("serving.arrival.kind",
+                             "missing (expected poisson with rate_per_s, or trace with file)");
+        v.trace = !poisson;
+        if (poisson) {
+            if (!has("serving.arrival.rate_per_s"))
+                throw s.error_at("serving.arrival.rate_per_s",
+                                 "missing (expected requests per second above 0)");
+            if (has("serving.arrival.file"))
+                throw s.error_at("serving.arrival.file",
+                                 "is a trace's (expected kind: trace, or no file)");
+            v.rate_per_s = number_or("serving.arrival.rate_per_s", 0);
+            if (!has("serving.duration_s"))
+                throw s.error_at("serving.duration_s",
+                                 "missing (expected how long requests arrive, in seconds)");
+        } else {
+            if (has("serving.arrival.rate_per_s"))
+                throw s.error_at("serving.arrival.rate_per_s",
+                                 "is Poisson's (expected kind: poisson, or no rate)");
+            v.file = text_or("serving.arrival.file", "");
+            if (v.file.empty())
+                throw s.error_at("serving.arrival.file",
+                                 "missing (expected a CSV of arrival_us,prompt_tokens,"
+                                 "output_tokens lines)");
+            if (!std::filesystem::path(v.file).is_absolute() &&
+                !overridden_.count("serving.arrival.file"))
+                v.file = (std::filesystem::path(path_).parent_path() / v.file)
+                             .lexically_normal()
+                             .string();
+        }
+        v.duration_s = number_or("serving.duration_s", 0);
+        v.prompt = read_lengths(s, "serving.prompt_tokens", "prompt", dflt.prompt, v.trace);
+        v.output = read_lengths(s, "serving.output_tokens", "output", dflt.output, v.trace);
+
+        ServingDeployment& d = v.deployment;
+        d.kind = enum_of(kDeploymentKindNames, text_or("serving.deployment.kind", "disaggregated"),
+                         DeploymentKind::Disaggregated);
+        const bool dis = d.kind == DeploymentKind::Disaggregated;
+        if (!has("serving.deployment.decode.ep_size"))
+            throw s.error_at("serving.deployment.decode.ep_size",
+                             "missing (expected the GPUs of each decode instance, e.g. 144)");
+        d.decode.instances = u32_or("serving.deployment.decode.instances", 1);
+        d.decode.ep_size = u32_or("serving.deployment.decode.ep_size", 1);
+        if (dis) {
+            if (!has("serving.deployment.prefill.ep_size"))
+                throw s.error_at("serving.deployment.prefill.ep_size",
+                                 "missing (expected the GPUs of each prefill instance, e.g. 32)");
+            d.prefill.instances = u32_or("serving.deployment.prefill.instances", 1);
+            d.prefill.ep_size = u32_or("serving.deployment.prefill.ep_size", 1);
+        } else {
+            for (const char* k :
+                 {"serving.deployment.prefill.instances", "serving.deployment.prefill.ep_size"})
+                if (has(k))
+                    throw s.error_at(k,
+                                     "colocated instances prefill and decode both (expected "
+                                     "only decode: instances and ep_size)");
+            if (has("serving.kv_transfer.via"))
+                throw s.error_at("serving.kv_transfer.via",
+                                 "colocated instances keep each KV cache where it was made "
+                                 "(expected no kv_transfer, or kind: disaggregated)");
+        }
+        d.gpus_per_node = s.cluster.gpus_per_node;
+        d.prefill_tokens_per_gpu =
+            u32_or("serving.deployment.prefill_tokens_per_gpu", dflt.prefill_tokens_per_gpu);
+        d.decode_requests_per_gpu =
+            u32_or("serving.deployment.decode_requests_per_gpu", dflt.decode_requests_per_gpu);
+        d.micro_batches = s.workload.micro_batches;
+        d.mtp_draft_tokens = s.workload.mtp_draft_tokens;
+        d.mtp_acceptance = s.workload.mtp_acceptance;
+        d.kv_bytes_per_token = static_cast<std::uint64_t>(
+            std::llround(kv_bytes_per_token_layer(s.model.preset) * s.model.preset.layers));
+        if (dis) {
+            d.kv_via =
+                enum_of(kKvViaNames, text_or("serving.kv_transfer.via", "fabric"), KvVia::Fabric);
+            if (d.kv_via == KvVia::Storage) {
+                d.storage_rate = DataRate::from_gbps(
+                    number_or("serving.kv_transfer.storage_gbps", dflt.storage_gbps));
+                d.storage_latency = Time::from_us(
+                    number_or("serving.kv_transfer.storage_latency_us", dflt.storage_latency_us));
+            } else {
+                for (const char* k :
+                     {"serving.kv_transfer.storage_gbps", "serving.kv_transfer.storage_latency_us"})
+                    if (has(k))
+                        throw s.error_at(k,
+                                         "is the storage network's (expected via: storage, "
+                                         "or no storage keys)");
+            }
+        }
+        const std::uint64_t gpus = d.gpus();
+        if (s.topology.endpoints_set && gpus > s.topology.endpoints)
+            throw s.error_at("serving.deployment",
+                             fmt::format("{} GPUs of instances do not fit the fabric's {} "
+                                         "(expected at most topology.endpoints)",
+                                         gpus, s.topology.endpoints));
+        for (const char* k : {"serving.slo.ttft_ms", "serving.slo.tpot_ms"})
+            if (!has(k))
+                throw s.error_at(k, "missing (expected the target in milliseconds, above 0)");
+        v.ttft_ms = number_or("serving.slo.ttft_ms", 0);
+        v.tpot_ms = number_or("serving.slo.tpot_ms", 0);
+        v.e2e_ms = number_or("serving.slo.e2e_ms", 0);
+        v.step_cache = text_or("serving.step_cache", "true") == "true";
+    }
+
+    // A length key of serving: a number, a distribution ({kind, min, max, mean, sigma}), or,
+    // unset, the data file's distribution (a trace brings its own lengths: none is read).
+    KvLengthDistribution read_lengths(Scenario& s, const std::string& key, const std::string& what,
+                                      const KvLengthDistribution& dflt, bool trace) {
+        const bool mapping = s.positions.count(key) && !has(key);
+        if (trace && s.positions.count(key))
+            throw s.error_at(key, "a trace gives each request's lengths (expected no " + key +
+                                      " with arrival kind: trace)");
+        KvLengthDistribution d;
+        if (!has(key + ".kind")) {
+            if (mapping)
+                throw s.error_at(key,
+                                 "a distribution needs its kind (expected kind: uniform or "
+                                 "kind: lognormal, or a number of tokens)");
+            if (has(key)) {
+                d.kind = KvLengthKind::Fixed;
+                d.tokens = integer_or(key, 1);
+                d.min_tokens = d.max_tokens = d.tokens;
+                return d;
+            }
+            if (trace) return dflt;
+            resolved_[key + ".kind"] = std::string("lognormal");
+            resolved_[key + ".mean"] = dflt.mean_tokens;
+            resolved_[key + ".sigma"] = dflt.sigma;
+            resolved_[key + ".min"] = dflt.min_tokens;
+            resolved_[key + ".max"] = dflt.max_tokens;
+            return dflt;
+        }
+        return read_distribution(s, key, what);
+    }
+
+    // A length distribution under `key` ({kind, min, max, mean, sigma}), its values named
+    // `what` in errors.
+    KvLengthDistribution read_distribution(Scenario& s, const std::string& key,
+                                           const std::string& what) {
+        KvLengthDistribution d;
+        d.kind =
+            enum_of(kKvLengthKindNames, text_or(key + ".kind", "uniform"), KvLengthKind::Uniform);
+        d.min_tokens = u32_or(key + ".min", 1);
+        if (!has(key + ".max"))
+            throw s.error_at(key + ".max",
+                             fmt::format("a {} distribution needs its longest {} (expected max: "
+                                         "tokens, e.g. 131072)",
+                                         what, what));
+        d.max_tokens = u32_or(key + ".max", 1);
+        if (d.min_tokens > d.max_tokens)
+            throw s.error_at(key + ".min", fmt::format("{} is above max {} (expected min <= max)",
+                                                       d.min_tokens, d.max_tokens));
+        if (d.kind == KvLengthKind::Lognormal) {
+            if (!has(key + ".mean"))
+                throw s.error_at(key + ".mean",
+                                 fmt::format("a lognormal {} needs its mean (expected mean: "
+                                             "tokens)",
+                                             what));
+            d.mean_tokens = number_or(key + ".mean", 1);
+            d.sigma = number_or(key + ".sigma", 1.0);
+        } else {
+            for (const std::string& k : {key + ".mean", key + ".sigma"})
+                if (has(k))
+                    throw s.error_at(k, "is a lognormal's (expected min and max for uniform)");
+        }
+        d.tokens = static_cast<std::uint64_t>(std::llround(d.mean()));
+        return d;
+    }
+
     // workload.kv_length: one context for every request, or a distribution to draw each from.
     void fill_contexts(Scenario& s) {
         auto& w = s.workload;
@@ -433,29 +632,7 @@ class Filler {
             return;
         }
         resolved_.erase("workload.kv_length");  // a distribution, its keys below
-        d.kind = enum_of(kKvLengthKindNames, text_or("workload.kv_length.kind", "uniform"),
-                         KvLengthKind::Uniform);
-        d.min_tokens = u32_or("workload.kv_length.min", 1);
-        if (!has("workload.kv_length.max"))
-            throw s.error_at("workload.kv_length.max",
-                             "a context distribution needs its longest context (expected max: "
-                             "tokens, e.g. 131072)");
-        d.max_tokens = u32_or("workload.kv_length.max", 1);
-        if (d.min_tokens > d.max_tokens)
-            throw s.error_at("workload.kv_length.min",
-                             fmt::format("{} is above max {} (expected min <= max)", d.min_tokens,
-                                         d.max_tokens));
-        if (d.kind == KvLengthKind::Lognormal) {
-            if (!has("workload.kv_length.mean"))
-                throw s.error_at("workload.kv_length.mean",
-                                 "a lognormal context needs its mean (expected mean: tokens)");
-            d.mean_tokens = number_or("workload.kv_length.mean", 4096);
-            d.sigma = number_or("workload.kv_length.sigma", 1.0);
-        } else {
-            for (const char* k : {"workload.kv_length.mean", "workload.kv_length.sigma"})
-                if (has(k))
-                    throw s.error_at(k, "is a lognormal's (expected min and max for uniform)");
-        }
+        d = read_distribution(s, "workload.kv_length", "context");
         w.kv_length = static_cast<std::uint32_t>(std::llround(d.mean()));
     }
 

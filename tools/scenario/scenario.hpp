@@ -10,6 +10,7 @@
 #include "models/hardware/hardware_catalog.hpp"
 #include "models/hardware/moe_model.hpp"
 #include "models/network/network.hpp"
+#include "models/serving/serving_deployment.hpp"
 #include "sim/input/input_error.hpp"
 #include "sim/input/key_error.hpp"
 #include "sim/input/key_spec.hpp"
@@ -136,6 +137,19 @@ struct Scenario {
         std::uint32_t affinity_groups = 0;  // co-activation in the gating (0: none)
         double affinity_factor = 10.0;
     } workload;
+
+    // serving: requests served over time by instances whose steps are simulated (docs/serving.md).
+    struct Serving {
+        bool set = false;       // the section is there: the run serves, it does not run one step
+        double duration_s = 0;  // arrivals stop here (0: a trace's whole)
+        bool trace = false;     // arrival.kind: trace (else poisson)
+        double rate_per_s = 0;
+        std::string file;  // the trace, resolved against the scenario's folder
+        KvLengthDistribution prompt, output;
+        ServingDeployment deployment;
+        double ttft_ms = 0, tpot_ms = 0, e2e_ms = 0;  // e2e_ms 0: no end-to-end target
+        bool step_cache = true;
+    } serving;
 
     struct Model {
         bool set = false;  // model.name given

@@ -17,6 +17,7 @@
 #include "traffic/moe_gating.hpp"
 #include "traffic/moe_workload.hpp"
 #include "traffic/request_contexts.hpp"
+#include "models/serving/serving_deployment.hpp"
 #include "traffic/workload_kinds.hpp"
 
 namespace clustersim {
@@ -67,6 +68,22 @@ static void insert_after(std::vector<KeySpec>& keys, const std::string& path,
 
 static std::vector<KeySpec> core_keys();
 
+// The keys of a length drawn per request from a distribution (workload.kv_length, a serving
+// request's prompt and output): its kind and the parameters each kind reads.
+static std::vector<KeySpec> length_keys(const std::string& key, const std::string& what,
+                                        double most, const std::string& kind_help) {
+    return {choice(key + ".kind", {kKvLengthKindNames.begin() + 1, kKvLengthKindNames.end()}, {},
+                   "(required)", kind_help),
+            integer(key + ".min", 1, most, "1",
+                    "uniform: the shortest " + what + "; lognormal: draws below are raised to it"),
+            integer(key + ".max", 1, most, "(required)",
+                    "uniform: the longest " + what + "; lognormal: draws above are cut to it"),
+            number(key + ".mean", 1, most, "(required for lognormal)",
+                   "lognormal: the mean " + what + " in tokens (before the cut)"),
+            number(key + ".sigma", 0, 10, "1 (assumption)",
+                   "lognormal: the standard deviation of the log of the " + what)};
+}
+
 const std::vector<KeySpec>& schema() {
     static const std::vector<KeySpec> keys = [] {
         std::vector<KeySpec> all = core_keys();
@@ -113,7 +130,13 @@ static std::vector<KeySpec> core_keys() {
         "processes, rounded up to an even count, 2 to 64; more lets more threads share the run and costs a calendar each "
         "(docs/performance.md); 1: none");
     partitions.words = {"auto"};
-    return {
+    KeySpec prompt_tokens = integer("serving.prompt_tokens", 1, 1e7, "models/data/serving.yaml",
+                                    "each request's prompt: a number of tokens, or a distribution");
+    prompt_tokens.or_section = true;
+    KeySpec output_tokens = integer("serving.output_tokens", 1, 1e7, "models/data/serving.yaml",
+                                    "each request's output tokens: a number, or a distribution");
+    output_tokens.or_section = true;
+    std::vector<KeySpec> keys = {
         integer("seed", 0, 18446744073709551615.0, "1", "random seed: same scenario + seed = same results"),
         text("name", "file stem", "scenario name in reports"),
         section("topology"),
@@ -239,12 +262,6 @@ static std::vector<KeySpec> core_keys() {
         integer("workload.tokens_per_gpu", 1, 1e9, "128", "tokens each EP rank holds in one micro-batch (decode: requests, each carrying 1 + mtp_draft_tokens tokens)"),
         integer("workload.micro_batches", 1, 1024, "2", "micro-batches per step (two overlap compute and communication)"),
         kv_length,
-        choice("workload.kv_length.kind", {kKvLengthKindNames.begin() + 1, kKvLengthKindNames.end()}, {}, "(required)",
-               "decode: each request's context drawn from this distribution"),
-        integer("workload.kv_length.min", 1, 1e8, "1", "uniform: the shortest context; lognormal: draws below are raised to it"),
-        integer("workload.kv_length.max", 1, 1e8, "(required)", "uniform: the longest context; lognormal: draws above are cut to it"),
-        number("workload.kv_length.mean", 1, 1e8, "(required for lognormal)", "lognormal: the mean context in tokens (before the cut)"),
-        number("workload.kv_length.sigma", 0, 10, "1 (assumption)", "lognormal: the standard deviation of the log of the context"),
         choice("workload.request_balance", {kRequestBalanceNames.begin(), kRequestBalanceNames.end()}, {}, "kv",
                "decode: requests over a micro-batch's attention ranks, the same count on each; kv also balances their KV tokens (largest first to the lightest rank, as DeepSeek's decode load balancer does), count deals them out in order"),
         simulated_layers,
@@ -275,7 +292,44 @@ static std::vector<KeySpec> core_keys() {
         choice("workload.intranode_via", {"nvlink", "rdma"}, {}, "nvlink", "low-latency: own-node destinations over NVLink or through the NIC"),
         choice("workload.issue_order", {"library", "destination-sorted"}, {}, "library", "how each GPU issues its all-to-all messages: DeepEP's order (low-latency token by token; normal in chunks per channel, NVLink forwarding pipelined), or grouped by destination (comparison only)"),
         boolean("workload.shared_expert_remote", "false", "count shared experts as network destinations (the ISCA '25 bound does)"),
+        section("serving"),
+        number("serving.duration_s", 1e-6, 1e6, "(required for poisson; a trace: all of it)", "requests arrive for this long; the run then drains (docs/serving.md)"),
+        section("serving.arrival"),
+        choice("serving.arrival.kind", {"poisson", "trace"}, {}, "(required)", "Poisson arrivals at rate_per_s, or a trace (file: CSV arrival_us,prompt_tokens,output_tokens)"),
+        number("serving.arrival.rate_per_s", 1e-9, 1e7, "(required for poisson)", "requests per second, over the whole deployment"),
+        text("serving.arrival.file", "(required for trace)", "the request trace, relative to the scenario's folder"),
+        prompt_tokens,
+        output_tokens,
+        section("serving.deployment"),
+        choice("serving.deployment.kind", {kDeploymentKindNames.begin(), kDeploymentKindNames.end()}, {}, "disaggregated", "prefill and decode in separate instances with each KV cache moved between them (DeepSeek's), or both in each instance (colocated: the decode entry's instances)"),
+        section("serving.deployment.prefill"),
+        integer("serving.deployment.prefill.instances", 1, 1e6, "1", "prefill instances (disaggregated)"),
+        integer("serving.deployment.prefill.ep_size", 1, 1e7, "(required for disaggregated)", "GPUs per prefill instance (DeepSeek: 32)"),
+        section("serving.deployment.decode"),
+        integer("serving.deployment.decode.instances", 1, 1e6, "1", "decode instances (colocated: the instances)"),
+        integer("serving.deployment.decode.ep_size", 1, 1e7, "(required)", "GPUs per decode instance (DeepSeek: 144)"),
+        integer("serving.deployment.prefill_tokens_per_gpu", 1, 1e8, "models/data/serving.yaml", "a prefill step's prompt-token budget per GPU (chunked prefill past it)"),
+        integer("serving.deployment.decode_requests_per_gpu", 1, 1e6, "models/data/serving.yaml", "requests a decode instance runs at once, per GPU over its micro-batches"),
+        section("serving.kv_transfer"),
+        choice("serving.kv_transfer.via", {kKvViaNames.begin(), kKvViaNames.end()}, {}, "fabric", "each finished prefill's KV cache to its decode GPU: RDMA over the fabric (packet level), or the nodes' storage NICs"),
+        number("serving.kv_transfer.storage_gbps", 1e-3, 1e6, "models/data/serving.yaml", "via storage: each node's storage NIC rate, each way"),
+        number("serving.kv_transfer.storage_latency_us", 0, 1e9, "models/data/serving.yaml", "via storage: added to each transfer"),
+        section("serving.slo"),
+        number("serving.slo.ttft_ms", 1e-6, 1e9, "(required)", "time to first token a request must meet"),
+        number("serving.slo.tpot_ms", 1e-6, 1e9, "(required)", "time per output token after the first a request must meet"),
+        number("serving.slo.e2e_ms", 1e-6, 1e12, "none", "end-to-end latency a request must also meet"),
+        boolean("serving.step_cache", "true", "reuse a step's time for every step of the same bucketed shape (docs/serving.md); false simulates each distinct exact shape"),
     };
+    insert_after(keys, "workload.kv_length",
+                 length_keys("workload.kv_length", "context", 1e8,
+                             "decode: each request's context drawn from this distribution"));
+    insert_after(keys, "serving.prompt_tokens",
+                 length_keys("serving.prompt_tokens", "prompt", 1e7,
+                             "each request's prompt drawn from this distribution"));
+    insert_after(keys, "serving.output_tokens",
+                 length_keys("serving.output_tokens", "output", 1e7,
+                             "each request's output tokens drawn from this distribution"));
+    return keys;
 }
 // clang-format on
 

@@ -1,0 +1,202 @@
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "support.hpp"
+#include "tools/scenario/serving_steps.hpp"
+
+using namespace clustersim;
+using namespace clustersim::test;
+
+namespace {
+
+// A deployment small enough that its step runs take a second or two: DeepSeek-V3 on EP16.
+const std::string kServing = R"(name: small-pd
+model: {name: deepseek-v3}
+cluster: {node: h800}
+topology: {kind: mpft}
+workload: {kind: moe, simulated_layers: 2}
+serving:
+  duration_s: 1
+  arrival: {kind: poisson, rate_per_s: 30}
+  prompt_tokens: {kind: uniform, min: 200, max: 3000}
+  output_tokens: {kind: uniform, min: 2, max: 16}
+  deployment: {kind: disaggregated, prefill: {ep_size: 16}, decode: {ep_size: 16}}
+  slo: {ttft_ms: 200, tpot_ms: 60}
+)";
+
+nlohmann::json run_serving(const std::string& name, const std::string& yaml,
+                           const std::string& extra = "") {
+    const auto dir = temp_dir("serving-" + name);
+    write_text(dir / "s.yaml", yaml);
+    const auto r = run_cli("run " + (dir / "s.yaml").string() + " --json --quiet --out " +
+                           (dir / "out").string() + " " + extra);
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    nlohmann::json j = nlohmann::json::parse(r.out);
+    j["files"] = read_text(dir / "out" / "requests.csv");
+    return j;
+}
+
+void expect_serving_error(const std::string& name, const std::string& yaml,
+                          const std::string& where, const std::string& what,
+                          const std::string& extra_file = "") {
+    const auto dir = temp_dir("serving-bad-" + name);
+    write_text(dir / "s.yaml", yaml);
+    if (!extra_file.empty()) write_text(dir / "trace.csv", extra_file);
+    const auto r = run_cli("run " + (dir / "s.yaml").string() + " --out " + (dir / "out").string());
+    INFO(name << ": " << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK(r.err.find(where) != std::string::npos);
+    CHECK(r.err.find(what) != std::string::npos);
+    CHECK_FALSE(std::filesystem::exists(dir / "out" / "results.json"));
+}
+
+std::string with(const std::string& from, const std::string& to) {
+    std::string y = kServing;
+    const auto at = y.find(from);
+    REQUIRE(at != std::string::npos);
+    return y.replace(at, from.size(), to);
+}
+
+}  // namespace
+
+TEST_CASE(
+    "a serving run reports its requests, latencies, goodput and the step runs it made, "
+    "the same under its seed",
+    "[serving][system]") {
+    const nlohmann::json a = run_serving("a", kServing);
+    const nlohmann::json& v = a["serving"];
+    const auto arrived = v["requests"]["arrived"].get<std::uint64_t>();
+    CHECK(arrived > 10);
+    CHECK(v["requests"]["finished"].get<std::uint64_t>() == arrived);
+    CHECK(v["requests"]["in_flight"].get<std::uint64_t>() == 0);
+    for (const char* k : {"ttft_ms", "tpot_ms", "e2e_ms"})
+        for (const char* q : {"p50", "p90", "p99", "mean"}) CHECK(v[k][q].get<double>() > 0);
+    CHECK(v["ttft_ms"]["p50"].get<double>() <= v["ttft_ms"]["p99"].get<double>());
+    CHECK(v["kv_transfer_ms"]["p50"].get<double>() > 0);
+    CHECK(v["step_simulations"].get<std::uint64_t>() > 0);
+    CHECK(v["step_cache_hits"].get<std::uint64_t>() > 0);
+    CHECK(v["goodput_rps"].get<double>() <= static_cast<double>(arrived) / 1.0 + 1e-9);
+    CHECK(a["resolved_scenario"]["serving"]["deployment"]["decode"]["ep_size"] == 16);
+    // One line per request, and the same results again.
+    const std::string csv = a["files"].get<std::string>();
+    CHECK(std::count(csv.begin(), csv.end(), '\n') == static_cast<std::ptrdiff_t>(arrived + 1));
+    const nlohmann::json b = run_serving("b", kServing);
+    CHECK(b["serving"] == a["serving"]);
+    CHECK(b["files"] == a["files"]);
+    // The SLO decides what counts as goodput: an end-to-end target no request meets leaves none.
+    const nlohmann::json strict = run_serving("strict", kServing, "--set serving.slo.e2e_ms=1");
+    CHECK(strict["serving"]["slo_attainment"].get<double>() == 0);
+    CHECK(strict["serving"]["goodput_rps"].get<double>() == 0);
+    CHECK(strict["serving"]["ttft_ms"] == a["serving"]["ttft_ms"]);
+    // Each step's run on two threads gives one thread's results, so the serving run does too.
+    const nlohmann::json t = run_serving("threads", kServing, "--threads 2");
+    CHECK(t["serving"] == a["serving"]);
+    CHECK(t["files"] == a["files"]);
+}
+
+TEST_CASE("check of a serving scenario counts its requests and bounds its largest steps",
+          "[serving][system]") {
+    const auto dir = temp_dir("serving-check");
+    write_text(dir / "s.yaml", kServing);
+    const auto r = run_cli("check " + (dir / "s.yaml").string() + " --json");
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    CHECK(j["requests"].get<std::uint64_t>() > 10);
+    CHECK(j["decode_step"]["events_estimate"].get<std::uint64_t>() > 0);
+    CHECK(j["prefill_step"]["events_estimate"].get<std::uint64_t>() >
+          j["decode_step"]["events_estimate"].get<std::uint64_t>());
+    CHECK(j["memory_estimate_bytes"].get<std::uint64_t>() > 0);
+}
+
+TEST_CASE(
+    "a run on the step cache's grid gives the latencies of one that simulates every "
+    "shape, within 3 %",
+    "[serving][system]") {
+    // Three seconds of arrivals: percentiles of a few dozen requests move with any change of
+    // which requests share a step, so the means are compared (step by step: the next test).
+    std::string three = with("duration_s: 1", "duration_s: 3");
+    const nlohmann::json cached = run_serving("cached", three);
+    const nlohmann::json exact = run_serving("exact", three, "--set serving.step_cache=false");
+    CHECK(exact["serving"]["step_cache"] == false);
+    CHECK(exact["serving"]["step_simulations"].get<std::uint64_t>() >
+          cached["serving"]["step_simulations"].get<std::uint64_t>());
+    for (const char* k : {"ttft_ms", "tpot_ms", "e2e_ms"}) {
+        INFO(k);
+        CHECK(cached["serving"][k]["mean"].get<double>() ==
+              Approx(exact["serving"][k]["mean"].get<double>()).epsilon(0.03));
+    }
+}
+
+TEST_CASE(
+    "every step shape a run simulated exactly takes, from the cache's grid, within 3 % of "
+    "its own run",
+    "[serving][system]") {
+    const auto dir = temp_dir("serving-steps");
+    write_text(dir / "s.yaml", kServing);
+    const nlohmann::json exact =
+        run_serving("steps-exact", kServing, "--set serving.step_cache=false");
+    const Scenario s = load_scenario((dir / "s.yaml").string(), {});
+    PacketStepTimes grid(s, false);
+    std::size_t compared = 0;
+    for (const auto& shape : exact["serving"]["step_shapes"]) {
+        const auto size = shape["size"].get<std::uint32_t>();
+        const auto context = shape["context"].get<std::uint32_t>();
+        const double ms = shape["time_ms"].get<double>();
+        const std::string what = shape["what"].get<std::string>();
+        const Time t = what == "prefill"  ? grid.prefill({size, context})
+                       : what == "decode" ? grid.decode({size, context})
+                                          : grid.kv_transfer(size);
+        INFO(what << " " << size << " " << context);
+        CHECK(t.ms() == Approx(ms).epsilon(0.03));
+        ++compared;
+    }
+    CHECK(compared > 20);
+    CHECK(grid.simulations().size() < compared);
+}
+
+TEST_CASE("bad serving input is one located line and exit 2", "[serving][input][system]") {
+    expect_serving_error("rate", with("rate_per_s: 30", "rate_per_s: -3"),
+                         "serving.arrival.rate_per_s", "expected");
+    expect_serving_error("slo", with("ttft_ms: 200", "ttft_ms: 0"), "serving.slo.ttft_ms",
+                         "expected");
+    expect_serving_error("too-big",
+                         with("topology: {kind: mpft}", "topology: {kind: mpft, endpoints: 24}"),
+                         "serving.deployment", "do not fit");
+    expect_serving_error("no-slo", with("  slo: {ttft_ms: 200, tpot_ms: 60}\n", ""),
+                         "serving.slo.ttft_ms", "missing");
+    expect_serving_error("step-key",
+                         with("simulated_layers: 2",
+                              "simulated_layers: 2, "
+                              "tokens_per_gpu: 8"),
+                         "workload.tokens_per_gpu", "set by serving");
+    expect_serving_error("ep", with("decode: {ep_size: 16}", "decode: {ep_size: 7}"),
+                         "serving.deployment.decode.ep_size", "");
+    expect_serving_error(
+        "unordered",
+        with("arrival: {kind: poisson, rate_per_s: 30}\n  prompt_tokens: {kind: uniform, min: "
+             "200, max: 3000}\n  output_tokens: {kind: uniform, min: 2, max: 16}",
+             "arrival: {kind: trace, file: trace.csv}"),
+        "trace.csv:4:1", "expected arrivals in order",
+        "arrival_us,prompt_tokens,output_tokens\n0,100,4\n500,100,4\n400,100,4\n");
+    expect_serving_error("max-time",
+                         with("name: small-pd", "name: small-pd\nsim: {max_time_us: 30}"),
+                         "sim.max_time_us", "not a serving run");
+    expect_serving_error("colocated-prefill", with("kind: disaggregated", "kind: colocated"),
+                         "serving.deployment.prefill.ep_size", "colocated");
+}
+
+TEST_CASE("step sizes are simulated on a grid of half octaves", "[serving]") {
+    using P = std::pair<std::uint64_t, std::uint64_t>;
+    CHECK(half_octave_bracket(1) == P{1, 1});
+    CHECK(half_octave_bracket(2) == P{2, 2});
+    CHECK(half_octave_bracket(5) == P{4, 6});
+    CHECK(half_octave_bracket(6) == P{6, 6});
+    CHECK(half_octave_bracket(7) == P{6, 8});
+    CHECK(half_octave_bracket(13) == P{12, 16});
+    CHECK(half_octave_bracket(100) == P{96, 128});
+    CHECK(half_octave_bracket(4989) == P{4096, 6144});
+}

@@ -1,0 +1,335 @@
+#include "tools/scenario/serving_run.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <sstream>
+
+#include "sim/percentiles.hpp"
+#include "tools/scenario/build.hpp"
+#include "tools/scenario/estimate.hpp"
+#include "tools/scenario/output_files.hpp"
+#include "tools/scenario/wall_estimate.hpp"
+#include "traffic/serving_requests.hpp"
+
+namespace clustersim {
+namespace {
+
+// A step kind's own checks (the model's experts over the instance's GPUs, the fabric's room
+// for the instances), blamed on the deployment key that sets it.
+void check_step(const Scenario& s, MoePhase phase, const std::string& key) {
+    const Scenario t = PacketStepTimes::step_scenario(s, phase, 1, 1);
+    try {
+        const FabricPlan plan = plan_fabric(t, 0);
+        if (plan.endpoints < t.topology.endpoints)
+            throw t.error_at("topology.endpoints",
+                             fmt::format("the fabric holds {} GPUs (expected at least {})",
+                                         plan.endpoints, t.topology.endpoints));
+        validate_moe_step(t, static_cast<std::uint32_t>(plan.endpoints));
+    } catch (const InputError& e) {
+        if (e.key().rfind("serving", 0) == 0) throw;
+        throw s.error_at(key, fmt::format("{} (as {})", e.what(),
+                                          e.key().empty() ? std::string("the step") : e.key()));
+    }
+}
+
+Json stats_json(std::vector<double> v) {
+    const Summary m = summarise(std::move(v));
+    return Json{{"p50", m.p50}, {"p90", m.p90}, {"p99", m.p99}, {"mean", m.mean}};
+}
+
+double ms_between(Time a, Time b) {
+    return (b - a).ms();
+}
+
+// A request's time per output token after the first (none for a single token).
+bool tpot_of(const ServingRequest& q, const RequestTimes& t, double& ms) {
+    if (q.output_tokens <= 1) return false;
+    ms = ms_between(t.first_token, t.finish) / static_cast<double>(q.output_tokens - 1);
+    return true;
+}
+
+bool meets_slo(const Scenario& s, const ServingRequest& q, const RequestTimes& t) {
+    if (t.finish == Time::never()) return false;
+    double tpot = 0;
+    if (ms_between(q.arrival, t.first_token) > s.serving.ttft_ms) return false;
+    if (tpot_of(q, t, tpot) && tpot > s.serving.tpot_ms) return false;
+    return s.serving.e2e_ms <= 0 || ms_between(q.arrival, t.finish) <= s.serving.e2e_ms;
+}
+
+}  // namespace
+
+std::vector<ServingRequest> prepare_serving(const Scenario& s) {
+    const ServingDeployment& d = s.serving.deployment;
+    if (!s.faults.empty())
+        throw s.error_at("faults",
+                         "faults during serving are not built yet (expected no faults "
+                         "with a serving: section; docs/serving.md)");
+    check_step(s, MoePhase::Decode, "serving.deployment.decode.ep_size");
+    if (d.kind == DeploymentKind::Disaggregated) {
+        check_step(s, MoePhase::Prefill, "serving.deployment.prefill.ep_size");
+        Scenario whole = s;
+        whole.topology.endpoints = d.gpus();
+        whole.topology.endpoints_set = true;
+        try {
+            const FabricPlan plan = plan_fabric(whole, 0);
+            if (plan.endpoints < d.gpus())
+                throw s.error_at("serving.deployment",
+                                 fmt::format("{} GPUs of instances do not fit the fabric's {} "
+                                             "(expected fewer instances, or a larger fabric)",
+                                             d.gpus(), plan.endpoints));
+        } catch (const InputError& e) {
+            if (e.key().rfind("serving", 0) == 0) throw;
+            throw s.error_at("serving.deployment", e.what());
+        }
+    }
+    std::vector<ServingRequest> requests =
+        s.serving.trace ? read_request_trace(s.serving.file, s.serving.duration_s * 1e6)
+                        : poisson_requests(s.serving.rate_per_s, s.serving.duration_s,
+                                           s.serving.prompt, s.serving.output, s.seed);
+    if (requests.empty())
+        throw s.error_at("serving.arrival.rate_per_s",
+                         fmt::format("no request arrives in {} s (expected a rate or duration "
+                                     "giving at least one)",
+                                     s.serving.duration_s));
+    return requests;
+}
+
+ServingCheck check_serving(const Scenario& s) {
+    ServingCheck c;
+    c.requests = prepare_serving(s).size();
+    const ServingDeployment& d = s.serving.deployment;
+    const std::uint32_t per_micro_batch =
+        (d.decode_requests_per_gpu + d.micro_batches - 1) / d.micro_batches;
+    c.decode = estimate_scenario(
+        PacketStepTimes::step_scenario(s, MoePhase::Decode, per_micro_batch, 4096));
+    if (d.kind == DeploymentKind::Disaggregated)
+        c.prefill = estimate_scenario(
+            PacketStepTimes::step_scenario(s, MoePhase::Prefill, d.prefill_tokens_per_gpu, 4096));
+    return c;
+}
+
+Json serving_check_json(const std::string& file, const Scenario& s, const ServingCheck& c) {
+    Json j;
+    j["tool"] = tool_json();
+    j["file"] = file;
+    j["status"] = "ok";
+    j["requests"] = c.requests;
+    auto step = [](const ScenarioEstimate& e) {
+        return Json{{"workload", e.what},
+                    {"events_estimate", e.run.events},
+                    {"memory_estimate_bytes", e.run.memory_bytes()},
+                    {"wall_s_estimate", wall_s_estimate(e.run)}};
+    };
+    j["decode_step"] = step(c.decode);
+    const bool dis = s.serving.deployment.kind == DeploymentKind::Disaggregated;
+    if (dis) j["prefill_step"] = step(c.prefill);
+    // Steps run one at a time: the largest bounds what the run holds, and one step's events.
+    j["events_estimate"] = std::max(c.decode.run.events, dis ? c.prefill.run.events : 0);
+    j["memory_estimate_bytes"] =
+        std::max(c.decode.run.memory_bytes(), dis ? c.prefill.run.memory_bytes() : 0);
+    j["note"] =
+        "a serving run simulates as many steps as the step cache needs shapes "
+        "(docs/serving.md): the estimates are for its largest step of each kind";
+    return j;
+}
+
+std::string serving_check_line(const std::string& file, const Scenario& s, const ServingCheck& c) {
+    const ServingDeployment& d = s.serving.deployment;
+    const bool dis = d.kind == DeploymentKind::Disaggregated;
+    std::string out = fmt::format(
+        "{}: ok (serving: {} requests; {}, {} x EP{} decode{}; the largest decode step at most "
+        "about {} events, memory about {}",
+        file, c.requests, kDeploymentKindNames[static_cast<std::size_t>(d.kind)],
+        d.decode.instances, d.decode.ep_size,
+        dis ? fmt::format(", {} x EP{} prefill", d.prefill.instances, d.prefill.ep_size)
+            : std::string(),
+        c.decode.run.events, format_bytes(c.decode.run.memory_bytes()));
+    if (dis)
+        out += fmt::format("; the largest prefill step at most about {} events, memory about {}",
+                           c.prefill.run.events, format_bytes(c.prefill.run.memory_bytes()));
+    return out + "; as many steps as the step cache needs shapes)\n";
+}
+
+ServingRunOutcome execute_serving(const Scenario& s, std::span<const ServingRequest> requests,
+                                  bool progress) {
+    const auto wall_start = std::chrono::steady_clock::now();
+    PacketStepTimes steps(s, progress);
+    ServingRunOutcome o;
+    o.outcome = simulate_serving(s.serving.deployment, requests, steps, s.seed);
+    o.simulations = steps.simulations();
+    o.cache_hits = steps.cache_hits();
+    const double wall_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+
+    const ServingOutcome& out = o.outcome;
+    const ServingDeployment& d = s.serving.deployment;
+    std::vector<double> ttft, tpot, e2e, kv, queue;
+    std::uint64_t finished = 0, met = 0;
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+        const ServingRequest& q = requests[i];
+        const RequestTimes& t = out.requests[i];
+        if (t.finish == Time::never()) continue;
+        ++finished;
+        met += meets_slo(s, q, t);
+        ttft.push_back(ms_between(q.arrival, t.first_token));
+        e2e.push_back(ms_between(q.arrival, t.finish));
+        queue.push_back(ms_between(q.arrival, t.prefill_start));
+        double x = 0;
+        if (tpot_of(q, t, x)) tpot.push_back(x);
+        if (d.kind == DeploymentKind::Disaggregated && t.kv_ready != Time::never())
+            kv.push_back(ms_between(t.first_token, t.kv_ready));
+    }
+    const double end_s = out.end.ms() / 1e3;
+    const double window_s = s.serving.duration_s > 0
+                                ? s.serving.duration_s
+                                : std::max(requests.back().arrival.ms() / 1e3, 1e-9);
+    std::uint64_t decode_steps = 0, prefill_steps = 0, batch_sum = 0, batch_max = 0;
+    for (const StepRecord& st : out.steps) {
+        if (st.prefill) {
+            ++prefill_steps;
+            continue;
+        }
+        ++decode_steps;
+        batch_sum += st.batch;
+        batch_max = std::max<std::uint64_t>(batch_max, st.batch);
+    }
+    Json v;
+    v["requests"] = {{"arrived", requests.size()},
+                     {"finished", finished},
+                     {"in_flight", requests.size() - finished}};
+    v["ttft_ms"] = stats_json(ttft);
+    v["tpot_ms"] = stats_json(tpot);
+    v["e2e_ms"] = stats_json(e2e);
+    v["queue_ms"] = stats_json(queue);
+    v["goodput_rps"] = static_cast<double>(met) / window_s;
+    v["slo_attainment"] =
+        finished > 0 ? static_cast<double>(met) / static_cast<double>(finished) : 0.0;
+    // Throughput while requests arrive: the tokens of the steps that ended in the arrival
+    // window (the drain after it serves fewer and fewer).
+    std::uint64_t window_tokens = 0;
+    for (const StepRecord& st : out.steps)
+        if ((st.start + st.duration).ms() / 1e3 <= window_s) window_tokens += st.tokens;
+    const double per_gpu = static_cast<double>(window_tokens) / window_s / d.gpus();
+    v["tokens_per_s_per_gpu"] = per_gpu;
+    v["tokens_per_s_per_node"] = per_gpu * d.gpus_per_node;
+    v["output_tokens"] = out.output_tokens;
+    if (d.kind == DeploymentKind::Disaggregated) {
+        const Summary m = summarise(kv);
+        Json k;
+        k["p50"] = m.p50;
+        k["p99"] = m.p99;
+        k["via"] = std::string(kKvViaNames[static_cast<std::size_t>(d.kv_via)]);
+        v["kv_transfer_ms"] = k;
+    }
+    v["decode_batch"] = {{"mean", decode_steps > 0 ? static_cast<double>(batch_sum) /
+                                                         static_cast<double>(decode_steps)
+                                                   : 0.0},
+                         {"max", batch_max}};
+    v["steps"] = {{"prefill", prefill_steps}, {"decode", decode_steps}};
+    // Little's law over the run: time-averaged requests in the system, and what arrivals and
+    // times in the system give (equal when the accounting is right and the run drained).
+    v["in_system_mean"] = end_s > 0 ? out.request_seconds / end_s : 0.0;
+    v["end_s"] = end_s;
+    v["gpus"] = d.gpus();
+    std::uint64_t events = 0;
+    Json shapes = Json::array();
+    for (const StepSimulation& r : o.simulations) {
+        events += r.events;
+        shapes.push_back({{"what", r.what},
+                          {"size", r.size},
+                          {"context", r.context},
+                          {"time_ms", r.time_ms},
+                          {"events", r.events}});
+    }
+    v["step_simulations"] = o.simulations.size();
+    v["step_cache_hits"] = o.cache_hits;
+    v["step_cache"] = s.serving.step_cache;
+    v["step_shapes"] = shapes;
+    v["simplifications"] =
+        "each kind of instance steps alone on its instances' GPUs (all instances of the kind "
+        "stepping together); a step's shape is its requests (or prompt tokens) per GPU and "
+        "their mean context, each GPU holding the same; KV transfers over the fabric take a "
+        "lone transfer's packet-level time, queued first come first served at each GPU's NIC, "
+        "and do not slow the expert traffic they overlap" +
+        std::string(s.serving.step_cache
+                        ? "; step times between grid shapes (half octaves) interpolated"
+                        : "");
+
+    Json j;
+    j["tool"] = tool_json();
+    j["resolved_scenario"] = resolved_scenario_json(s);
+    j["scenario"] = s.name;
+    j["seed"] = s.seed;
+    j["status"] = finished == requests.size() ? "completed" : "stalled";
+    j["sim"] = {{"step_events", events}, {"wall_s", wall_s}};
+    j["serving"] = v;
+    o.results = std::move(j);
+    return o;
+}
+
+const std::vector<std::string>& serving_output_files() {
+    static const std::vector<std::string> files = {"requests.csv", "steps.csv", "results.json"};
+    return files;
+}
+
+void write_serving_outputs(const std::string& dir_name, const Scenario& s,
+                           std::span<const ServingRequest> requests, const ServingRunOutcome& o) {
+    const std::filesystem::path dir(dir_name);
+    const std::string results = json_text(o.results, 2) + "\n";
+    std::error_code ec;
+    std::filesystem::remove(dir / "results.json", ec);
+    auto us = [](Time t) {
+        return t == Time::never() ? std::string() : fmt::format("{:.3f}", t.us());
+    };
+    write_stream_atomically((dir / "requests.csv").string(), [&](std::ostream& out) {
+        out << "request,arrival_us,prompt_tokens,output_tokens,prefill_start_us,first_token_us,"
+               "kv_ready_us,decode_start_us,finish_us,decode_instance,meets_slo\n";
+        for (std::size_t i = 0; i < requests.size(); ++i) {
+            const ServingRequest& q = requests[i];
+            const RequestTimes& t = o.outcome.requests[i];
+            out << fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", i, us(q.arrival),
+                               q.prompt_tokens, q.output_tokens, us(t.prefill_start),
+                               us(t.first_token), us(t.kv_ready), us(t.decode_start), us(t.finish),
+                               t.decode_instance, meets_slo(s, q, t) ? "true" : "false");
+        }
+    });
+    write_stream_atomically((dir / "steps.csv").string(), [&](std::ostream& out) {
+        out << "start_us,duration_us,kind,instance,batch,per_gpu,tokens\n";
+        for (const StepRecord& st : o.outcome.steps)
+            out << fmt::format("{},{},{},{},{},{},{}\n", us(st.start), us(st.duration),
+                               st.prefill ? "prefill" : "decode", st.instance, st.batch, st.shape,
+                               st.tokens);
+    });
+    write_file_atomically((dir / "results.json").string(), results);
+}
+
+std::string serving_summary_table(const Json& j) {
+    const Json& v = j["serving"];
+    std::string out = fmt::format("{} (seed {}): {}\n", j["scenario"].get<std::string>(),
+                                  j["seed"].get<std::uint64_t>(), j["status"].get<std::string>());
+    auto row = [&](const char* name, const Json& x) {
+        out += fmt::format("  {:<26}{:>12.3f}{:>12.3f}{:>12.3f}\n", name, x["p50"].get<double>(),
+                           x["p90"].get<double>(), x["p99"].get<double>());
+    };
+    out += fmt::format("  {:<26}{:>12}{:>12}{:>12}\n", "", "p50", "p90", "p99");
+    row("TTFT [ms]", v["ttft_ms"]);
+    row("TPOT [ms]", v["tpot_ms"]);
+    row("end to end [ms]", v["e2e_ms"]);
+    row("queueing [ms]", v["queue_ms"]);
+    out += fmt::format("  {:<26}{:>12}\n", "requests finished",
+                       v["requests"]["finished"].get<std::uint64_t>());
+    out += fmt::format("  {:<26}{:>12.3f}\n", "goodput [req/s]", v["goodput_rps"].get<double>());
+    out += fmt::format("  {:<26}{:>12.3f}\n", "SLO attainment", v["slo_attainment"].get<double>());
+    out += fmt::format("  {:<26}{:>12.1f}\n", "tokens/s per GPU",
+                       v["tokens_per_s_per_gpu"].get<double>());
+    out += fmt::format("  {:<26}{:>12} ({} reused)\n", "step simulations",
+                       v["step_simulations"].get<std::uint64_t>(),
+                       v["step_cache_hits"].get<std::uint64_t>());
+    return out;
+}
+
+}  // namespace clustersim

@@ -1,0 +1,50 @@
+#pragma once
+// `run` of a scenario with a serving: section: its requests, checked against the deployment
+// and the fabric before anything is simulated; the serving simulator over packet-level step
+// times (serving_steps.hpp); the `serving` section of results.json and the per-request and
+// per-step CSV files.
+#include <span>
+#include <string>
+#include <vector>
+
+#include "models/serving/serving_simulator.hpp"
+#include "tools/scenario/estimate.hpp"
+#include "tools/scenario/results_json.hpp"
+#include "tools/scenario/scenario.hpp"
+#include "tools/scenario/serving_steps.hpp"
+
+namespace clustersim {
+
+/// The requests (drawn, or read from the trace), after checking that each kind of step the
+/// deployment runs is one the fabric and the model can simulate. Throws InputError.
+std::vector<ServingRequest> prepare_serving(const Scenario& s);
+
+/// `check` of a serving scenario: its requests, and the largest step of each kind it may run
+/// (one packet-level run at a time: the run's memory is the largest's).
+struct ServingCheck {
+    std::uint64_t requests = 0;
+    ScenarioEstimate decode, prefill;  // at the decode instance's room, the prefill budget
+};
+ServingCheck check_serving(const Scenario& s);
+Json serving_check_json(const std::string& file, const Scenario& s, const ServingCheck& c);
+std::string serving_check_line(const std::string& file, const Scenario& s, const ServingCheck& c);
+
+struct ServingRunOutcome {
+    ServingOutcome outcome;
+    std::vector<StepSimulation> simulations;
+    std::uint64_t cache_hits = 0;
+    Json results;  // the results.json document
+};
+
+ServingRunOutcome execute_serving(const Scenario& s, std::span<const ServingRequest> requests,
+                                  bool progress);
+
+/// Files a serving run writes under --out (results.json last).
+const std::vector<std::string>& serving_output_files();
+void write_serving_outputs(const std::string& dir, const Scenario& s,
+                           std::span<const ServingRequest> requests, const ServingRunOutcome& o);
+
+/// The lines `run` prints for a serving run.
+std::string serving_summary_table(const Json& results);
+
+}  // namespace clustersim

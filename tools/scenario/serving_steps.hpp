@@ -1,0 +1,65 @@
+#pragma once
+// The serving run's step times from packet-level runs of the scenario's fabric: a prefill or
+// decode step of a shape is the scenario's moe step with that many tokens (or requests) per
+// GPU and that context, on its instances' GPUs; a KV transfer is one RDMA message from a
+// prefill GPU to a decode GPU. With the step cache on, sizes are simulated only on a grid of
+// half octaves (1, 2, 3, 4, 6, 8, 12, ...) and contexts at two references, 1,024 and 8,192
+// tokens; a step is interpolated between sizes and taken on the line through the references in
+// context (a transfer between byte sizes), each grid point simulated once and reused; off, every
+// distinct shape is simulated (the check of the interpolation, docs/serving.md).
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <tuple>
+#include <vector>
+
+#include "models/serving/step_times.hpp"
+#include "tools/scenario/scenario.hpp"
+
+namespace clustersim {
+
+struct SimulatedFabric;
+
+/// One packet-level run the serving run made: what it simulated and what it measured.
+struct StepSimulation {
+    std::string what;           // prefill, decode or kv_transfer
+    std::uint64_t size = 0;     // tokens per GPU, requests per GPU per micro-batch, or bytes
+    std::uint64_t context = 0;  // mean prompt or context tokens (0 for a transfer)
+    double time_ms = 0;
+    std::uint64_t events = 0;
+};
+
+class PacketStepTimes final : public StepTimes {
+  public:
+    PacketStepTimes(const Scenario& s, bool progress);
+    ~PacketStepTimes() override;
+    Time prefill(PrefillShape shape) override;
+    Time decode(DecodeShape shape) override;
+    Time kv_transfer(std::uint64_t bytes) override;
+
+    /// The scenario of one step of a shape (also used to check the deployment before the run).
+    static Scenario step_scenario(const Scenario& s, MoePhase phase, std::uint32_t per_gpu,
+                                  std::uint32_t context);
+    const std::vector<StepSimulation>& simulations() const { return runs_; }
+    std::uint64_t cache_hits() const { return hits_; }
+
+  private:
+    enum class What : std::uint8_t { Prefill, Decode, Transfer };
+    double simulated_ms(What what, std::uint64_t size, std::uint64_t context);
+    double interpolated_ms(What what, std::uint64_t size, std::uint64_t context);
+    double run_step(MoePhase phase, std::uint64_t per_gpu, std::uint64_t context);
+    double run_transfer(std::uint64_t bytes);
+
+    const Scenario& s_;
+    bool progress_ = false;
+    std::map<std::tuple<What, std::uint64_t, std::uint64_t>, double> known_;
+    std::vector<StepSimulation> runs_;
+    std::uint64_t hits_ = 0;
+    std::unique_ptr<SimulatedFabric> fabric_;  // the whole deployment's, for transfers
+};
+
+/// The half-octave grid points around `x` (1, 2, 3, 4, 6, 8, 12, ...): the largest at or
+/// below it and the smallest at or above it (equal when x is one).
+std::pair<std::uint64_t, std::uint64_t> half_octave_bracket(std::uint64_t x);
+
+}  // namespace clustersim
