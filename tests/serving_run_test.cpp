@@ -65,7 +65,7 @@ std::string with(const std::string& from, const std::string& to) {
 TEST_CASE(
     "a serving run reports its requests, latencies, goodput and the step runs it made, "
     "the same under its seed",
-    "[serving][system]") {
+    "[serving][system][long]") {
     const nlohmann::json a = run_serving("a", kServing);
     const nlohmann::json& v = a["serving"];
     const auto arrived = v["requests"]["arrived"].get<std::uint64_t>();
@@ -115,7 +115,7 @@ TEST_CASE("check of a serving scenario counts its requests and bounds its larges
 TEST_CASE(
     "a run on the step cache's grid gives the latencies of one that simulates every "
     "shape, within 3 %",
-    "[serving][system]") {
+    "[serving][system][long]") {
     // Three seconds of arrivals: percentiles of a few dozen requests move with any change of
     // which requests share a step, so the means are compared (step by step: the next test).
     std::string three = with("duration_s: 1", "duration_s: 3");
@@ -134,7 +134,7 @@ TEST_CASE(
 TEST_CASE(
     "every step shape a run simulated exactly takes, from the cache's grid, within 3 % of "
     "its own run",
-    "[serving][system]") {
+    "[serving][system][long]") {
     const auto dir = temp_dir("serving-steps");
     write_text(dir / "s.yaml", kServing);
     const nlohmann::json exact =
