@@ -79,6 +79,13 @@ TEST_CASE(
     CHECK(v["step_simulations"].get<std::uint64_t>() > 0);
     CHECK(v["step_cache_hits"].get<std::uint64_t>() > 0);
     CHECK(v["goodput_rps"].get<double>() <= static_cast<double>(arrived) / 1.0 + 1e-9);
+    // Per million dollars of the deployment's fabric and servers (32 GPUs: 4 nodes).
+    const double usd = v["cost_usd"]["cluster"].get<double>();
+    CHECK(usd > v["cost_usd"]["fabric"].get<double>());
+    CHECK(v["goodput_rps_per_musd"].get<double>() ==
+          Approx(v["goodput_rps"].get<double>() / usd * 1e6));
+    CHECK(v["tokens_per_s_per_musd"].get<double>() ==
+          Approx(v["tokens_per_s_per_gpu"].get<double>() * 32 / usd * 1e6));
     CHECK(a["resolved_scenario"]["serving"]["deployment"]["decode"]["ep_size"] == 16);
     // One line per request, and the same results again.
     const std::string csv = a["files"].get<std::string>();

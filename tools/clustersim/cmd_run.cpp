@@ -49,10 +49,10 @@ int serve(const RunOptions& o, const Scenario& s) {
         throw InputError("--report",
                          "serving runs have no report page yet (expected no "
                          "--report with a serving: section)");
-    const std::vector<ServingRequest> requests = prepare_serving(s);
+    const ServingInput input = prepare_serving(s);
     if (!o.out_dir.empty()) prepare_output_dir(o.out_dir, serving_output_files());
-    const ServingRunOutcome outcome = execute_serving(s, requests, !o.quiet && !o.scenario.json);
-    if (!o.out_dir.empty()) write_serving_outputs(o.out_dir, s, requests, outcome);
+    const ServingRunOutcome outcome = execute_serving(s, input, !o.quiet && !o.scenario.json);
+    if (!o.out_dir.empty()) write_serving_outputs(o.out_dir, s, input.requests, outcome);
     if (o.scenario.json)
         std::cout << json_text(outcome.results, 2) << "\n";
     else if (!o.quiet)

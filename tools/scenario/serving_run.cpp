@@ -13,6 +13,7 @@
 #include "tools/scenario/estimate.hpp"
 #include "tools/scenario/output_files.hpp"
 #include "tools/scenario/wall_estimate.hpp"
+#include "topologies/cost_model.hpp"
 #include "traffic/serving_requests.hpp"
 
 namespace clustersim {
@@ -62,45 +63,50 @@ bool meets_slo(const Scenario& s, const ServingRequest& q, const RequestTimes& t
 
 }  // namespace
 
-std::vector<ServingRequest> prepare_serving(const Scenario& s) {
+ServingInput prepare_serving(const Scenario& s) {
     const ServingDeployment& d = s.serving.deployment;
     if (!s.faults.empty())
         throw s.error_at("faults",
                          "faults during serving are not built yet (expected no faults "
                          "with a serving: section; docs/serving.md)");
     check_step(s, MoePhase::Decode, "serving.deployment.decode.ep_size");
-    if (d.kind == DeploymentKind::Disaggregated) {
+    if (d.kind == DeploymentKind::Disaggregated)
         check_step(s, MoePhase::Prefill, "serving.deployment.prefill.ep_size");
-        Scenario whole = s;
-        whole.topology.endpoints = d.gpus();
-        whole.topology.endpoints_set = true;
-        try {
-            const FabricPlan plan = plan_fabric(whole, 0);
-            if (plan.endpoints < d.gpus())
-                throw s.error_at("serving.deployment",
-                                 fmt::format("{} GPUs of instances do not fit the fabric's {} "
-                                             "(expected fewer instances, or a larger fabric)",
-                                             d.gpus(), plan.endpoints));
-        } catch (const InputError& e) {
-            if (e.key().rfind("serving", 0) == 0) throw;
-            throw s.error_at("serving.deployment", e.what());
-        }
+    // The whole deployment on one fabric: it must fit, and its price is what the throughput
+    // is per.
+    ServingInput in;
+    Scenario whole = s;
+    whole.topology.endpoints = d.gpus();
+    whole.topology.endpoints_set = true;
+    try {
+        const FabricPlan plan = plan_fabric(whole, 0);
+        if (plan.endpoints < d.gpus())
+            throw s.error_at("serving.deployment",
+                             fmt::format("{} GPUs of instances do not fit the fabric's {} "
+                                         "(expected fewer instances, or a larger fabric)",
+                                         d.gpus(), plan.endpoints));
+        in.fabric_usd = topology_cost(whole, plan.fabric).total_usd;
+        in.cluster =
+            cluster_cost(in.fabric_usd, static_cast<double>(plan.fabric.inventory.endpoints),
+                         s.cluster.nics_per_node, s.cost.server_usd, s.cluster.bare);
+    } catch (const InputError& e) {
+        if (e.key().rfind("serving", 0) == 0) throw;
+        throw s.error_at("serving.deployment", e.what());
     }
-    std::vector<ServingRequest> requests =
-        s.serving.trace ? read_request_trace(s.serving.file, s.serving.duration_s * 1e6)
-                        : poisson_requests(s.serving.rate_per_s, s.serving.duration_s,
-                                           s.serving.prompt, s.serving.output, s.seed);
-    if (requests.empty())
+    in.requests = s.serving.trace ? read_request_trace(s.serving.file, s.serving.duration_s * 1e6)
+                                  : poisson_requests(s.serving.rate_per_s, s.serving.duration_s,
+                                                     s.serving.prompt, s.serving.output, s.seed);
+    if (in.requests.empty())
         throw s.error_at("serving.arrival.rate_per_s",
                          fmt::format("no request arrives in {} s (expected a rate or duration "
                                      "giving at least one)",
                                      s.serving.duration_s));
-    return requests;
+    return in;
 }
 
 ServingCheck check_serving(const Scenario& s) {
     ServingCheck c;
-    c.requests = prepare_serving(s).size();
+    c.requests = prepare_serving(s).requests.size();
     const ServingDeployment& d = s.serving.deployment;
     const std::uint32_t per_micro_batch =
         (d.decode_requests_per_gpu + d.micro_batches - 1) / d.micro_batches;
@@ -154,8 +160,8 @@ std::string serving_check_line(const std::string& file, const Scenario& s, const
     return out + "; as many steps as the step cache needs shapes)\n";
 }
 
-ServingRunOutcome execute_serving(const Scenario& s, std::span<const ServingRequest> requests,
-                                  bool progress) {
+ServingRunOutcome execute_serving(const Scenario& s, const ServingInput& in, bool progress) {
+    const std::span<const ServingRequest> requests = in.requests;
     const auto wall_start = std::chrono::steady_clock::now();
     PacketStepTimes steps(s, progress);
     ServingRunOutcome o;
@@ -205,7 +211,8 @@ ServingRunOutcome execute_serving(const Scenario& s, std::span<const ServingRequ
     v["tpot_ms"] = stats_json(tpot);
     v["e2e_ms"] = stats_json(e2e);
     v["queue_ms"] = stats_json(queue);
-    v["goodput_rps"] = static_cast<double>(met) / window_s;
+    const double goodput = static_cast<double>(met) / window_s;
+    v["goodput_rps"] = goodput;
     v["slo_attainment"] =
         finished > 0 ? static_cast<double>(met) / static_cast<double>(finished) : 0.0;
     // Throughput while requests arrive: the tokens of the steps that ended in the arrival
@@ -216,6 +223,12 @@ ServingRunOutcome execute_serving(const Scenario& s, std::span<const ServingRequ
     const double per_gpu = static_cast<double>(window_tokens) / window_s / d.gpus();
     v["tokens_per_s_per_gpu"] = per_gpu;
     v["tokens_per_s_per_node"] = per_gpu * d.gpus_per_node;
+    // What the deployment costs (its fabric and the servers of its GPUs, models/data/prices.yaml:
+    // assumptions there), and what it delivers per million dollars.
+    v["cost_usd"] = {{"fabric", in.fabric_usd}, {"cluster", in.cluster.usd}};
+    v["tokens_per_s_per_musd"] =
+        in.cluster.usd > 0 ? tokens_per_s_per_musd(per_gpu, d.gpus(), in.cluster.usd) : 0.0;
+    v["goodput_rps_per_musd"] = in.cluster.usd > 0 ? goodput / in.cluster.usd * 1e6 : 0.0;
     v["output_tokens"] = out.output_tokens;
     if (d.kind == DeploymentKind::Disaggregated) {
         const Summary m = summarise(kv);

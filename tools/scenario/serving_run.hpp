@@ -12,12 +12,21 @@
 #include "tools/scenario/results_json.hpp"
 #include "tools/scenario/scenario.hpp"
 #include "tools/scenario/serving_steps.hpp"
+#include "topologies/cost_model.hpp"
 
 namespace clustersim {
 
-/// The requests (drawn, or read from the trace), after checking that each kind of step the
-/// deployment runs is one the fabric and the model can simulate. Throws InputError.
-std::vector<ServingRequest> prepare_serving(const Scenario& s);
+/// What a serving run starts from: its requests (drawn, or read from the trace) and what the
+/// deployment costs.
+struct ServingInput {
+    std::vector<ServingRequest> requests;
+    double fabric_usd = 0;
+    ClusterCost cluster;  // the fabric and the servers of the deployment's GPUs
+};
+/// Checks that each kind of step the deployment runs is one the fabric and the model can
+/// simulate, and that the deployment fits (and has a price), before anything is simulated.
+/// Throws InputError.
+ServingInput prepare_serving(const Scenario& s);
 
 /// `check` of a serving scenario: its requests, and the largest step of each kind it may run
 /// (one packet-level run at a time: the run's memory is the largest's).
@@ -36,8 +45,7 @@ struct ServingRunOutcome {
     Json results;  // the results.json document
 };
 
-ServingRunOutcome execute_serving(const Scenario& s, std::span<const ServingRequest> requests,
-                                  bool progress);
+ServingRunOutcome execute_serving(const Scenario& s, const ServingInput& in, bool progress);
 
 /// Files a serving run writes under --out (results.json last).
 const std::vector<std::string>& serving_output_files();
