@@ -15,14 +15,6 @@ namespace {
 constexpr std::uint64_t kContextA = 1024, kContextB = 8192;
 }  // namespace
 
-std::pair<std::uint64_t, std::uint64_t> octave_bracket(std::uint64_t x) {
-    std::uint64_t lo = 1;
-    while (lo <= x / 2) lo *= 2;
-    return lo == x || x <= 1
-               ? std::pair{std::max<std::uint64_t>(x, 1), std::max<std::uint64_t>(x, 1)}
-               : std::pair{lo, lo * 2};
-}
-
 std::pair<std::uint64_t, std::uint64_t> half_octave_bracket(std::uint64_t x) {
     // 1, 2, then 2^k -> 1.5 x 2^k -> 2^(k+1).
     auto next = [](std::uint64_t g) {
