@@ -207,3 +207,45 @@ TEST_CASE("step sizes are simulated on a grid of half octaves", "[serving]") {
     CHECK(half_octave_bracket(100) == P{96, 128});
     CHECK(half_octave_bracket(4989) == P{4096, 6144});
 }
+
+TEST_CASE("the serving keys change what the run does", "[serving][system][long]") {
+    const nlohmann::json base = run_serving("keys-base", kServing);
+    const auto& b = base["serving"];
+    // Over the storage NICs, not the fabric.
+    const nlohmann::json storage =
+        run_serving("keys-storage", kServing, "--set serving.kv_transfer.via=storage");
+    CHECK(storage["serving"]["kv_transfer_ms"]["via"] == "storage");
+    CHECK(storage["serving"]["kv_transfer_ms"]["p50"] != b["kv_transfer_ms"]["p50"]);
+    const nlohmann::json slow = run_serving(
+        "keys-slow-storage", kServing,
+        "--set serving.kv_transfer.via=storage --set serving.kv_transfer.storage_gbps=1 "
+        "--set serving.kv_transfer.storage_latency_us=500");
+    CHECK(slow["serving"]["kv_transfer_ms"]["p50"].get<double>() >
+          storage["serving"]["kv_transfer_ms"]["p50"].get<double>());
+    // A smaller prefill budget chunks prompts over more steps; less decode room caps the batch.
+    const nlohmann::json budget =
+        run_serving("keys-budget", kServing, "--set serving.deployment.prefill_tokens_per_gpu=32");
+    CHECK(budget["serving"]["steps"]["prefill"].get<std::uint64_t>() >
+          b["steps"]["prefill"].get<std::uint64_t>());
+    const nlohmann::json room =
+        run_serving("keys-room", kServing, "--set serving.deployment.decode_requests_per_gpu=1");
+    CHECK(room["serving"]["decode_batch"]["max"].get<std::uint64_t>() <= 16);
+    CHECK(b["decode_batch"]["max"].get<std::uint64_t>() > 16);
+    // Tighter targets, fewer requests meet them.
+    const nlohmann::json tight = run_serving(
+        "keys-tight", kServing, "--set serving.slo.ttft_ms=60 --set serving.slo.tpot_ms=50");
+    CHECK(tight["serving"]["slo_attainment"].get<double>() < b["slo_attainment"].get<double>());
+    // A trace brings its own arrivals and lengths.
+    const auto dir = temp_dir("serving-trace-file");
+    write_text(dir / "trace.csv", "arrival_us,prompt_tokens,output_tokens\n0,500,3\n1000,800,5\n");
+    std::string y = kServing;
+    const std::string from =
+        "arrival: {kind: poisson, rate_per_s: 30}\n  prompt_tokens: {kind: "
+        "uniform, min: 200, max: 3000}\n  output_tokens: {kind: uniform, "
+        "min: 2, max: 16}";
+    y.replace(y.find(from), from.size(),
+              "arrival: {kind: trace, file: " + (dir / "trace.csv").string() + "}");
+    const nlohmann::json trace = run_serving("keys-trace", y);
+    CHECK(trace["serving"]["requests"]["arrived"] == 2);
+    CHECK(trace["serving"]["output_tokens"] == 8);
+}
