@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support.hpp"
+#include "tools/scenario/replicates.hpp"
 #include "tools/scenario/serving_steps.hpp"
 
 using namespace clustersim;
@@ -53,11 +54,26 @@ void expect_serving_error(const std::string& name, const std::string& yaml,
     CHECK_FALSE(std::filesystem::exists(dir / "out" / "results.json"));
 }
 
+// The small deployment loaded as a scenario, for its step times alone.
+Scenario small_scenario(const std::string& name) {
+    const auto dir = temp_dir("serving-" + name);
+    write_text(dir / "s.yaml", kServing);
+    return load_scenario((dir / "s.yaml").string(), {});
+}
+
 std::string with(const std::string& from, const std::string& to) {
     std::string y = kServing;
     const auto at = y.find(from);
     REQUIRE(at != std::string::npos);
     return y.replace(at, from.size(), to);
+}
+
+// The small deployment with its arrivals and lengths from a trace file.
+std::string with_trace(const std::string& file) {
+    return with(
+        "arrival: {kind: poisson, rate_per_s: 30}\n  prompt_tokens: {kind: uniform, min: 200, "
+        "max: 3000}\n  output_tokens: {kind: uniform, min: 2, max: 16}",
+        "arrival: {kind: trace, file: " + file + "}");
 }
 
 }  // namespace
@@ -142,11 +158,9 @@ TEST_CASE(
     "every step shape a run simulated exactly takes, from the cache's grid, within 3 % of "
     "its own run",
     "[serving][system][long]") {
-    const auto dir = temp_dir("serving-steps");
-    write_text(dir / "s.yaml", kServing);
     const nlohmann::json exact =
         run_serving("steps-exact", kServing, "--set serving.step_cache=false");
-    const Scenario s = load_scenario((dir / "s.yaml").string(), {});
+    const Scenario s = small_scenario("steps");
     PacketStepTimes grid(s, false);
     std::size_t compared = 0;
     for (const auto& shape : exact["serving"]["step_shapes"]) {
@@ -154,8 +168,9 @@ TEST_CASE(
         const auto context = shape["context"].get<std::uint32_t>();
         const double ms = shape["time_ms"].get<double>();
         const std::string what = shape["what"].get<std::string>();
-        const Time t = what == "prefill"  ? grid.prefill({size, context})
-                       : what == "decode" ? grid.decode({size, context})
+        if (shape.value("kv_bytes", std::uint64_t{0}) > 0) continue;  // a step beside a KV stream
+        const Time t = what == "prefill"  ? grid.prefill({size, context}).total
+                       : what == "decode" ? grid.decode({size, context}).total
                                           : grid.kv_transfer(size);
         INFO(what << " " << size << " " << context);
         CHECK(t.ms() == Approx(ms).epsilon(0.03));
@@ -163,6 +178,47 @@ TEST_CASE(
     }
     CHECK(compared > 20);
     CHECK(grid.simulations().size() < compared);
+}
+
+TEST_CASE(
+    "a KV cache streaming through a GPU's NIC slows that step's dispatch and combine by more "
+    "than 5 % beyond the seeds' interval, and over the storage network nothing runs beside them",
+    "[serving][system]") {
+    Scenario s = small_scenario("kv-beside");
+    const std::uint64_t cache = 64ull << 20;  // about 950 prompt tokens of DeepSeek-V3
+    for (const bool prefill : {false, true}) {
+        std::vector<double> slower;
+        for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+            s.seed = seed;
+            PacketStepTimes steps(s, false);
+            const StepTime t =
+                prefill ? steps.prefill({96, 1024, cache}) : steps.decode({2, 1024, cache});
+            double alone = 0, beside = 0;
+            for (const StepSimulation& r : steps.simulations()) {
+                if (r.what == "kv_transfer") continue;
+                (r.kv_bytes > 0 ? beside : alone) = r.dispatch_us + r.combine_us;
+                // The stream shares the NIC: never above its 400 Gb/s line rate.
+                if (r.kv_bytes > 0) CHECK(r.kv_stream_gbps > 0);
+                if (r.kv_bytes > 0) CHECK(r.kv_stream_gbps < 400);
+            }
+            REQUIRE(alone > 0);
+            REQUIRE(beside > 0);
+            slower.push_back(beside / alone - 1);
+            CHECK(t.kv_slowdown >= Time::zero());
+            CHECK(t.kv_slowdown < t.total);
+        }
+        double mean = 0;
+        for (const double x : slower) mean += x / static_cast<double>(slower.size());
+        INFO((prefill ? "prefill" : "decode")
+             << ": " << 100 * mean << " % +- " << 100 * ci95_half_width(slower));
+        CHECK(mean - ci95_half_width(slower) > 0.05);
+    }
+    s.seed = 1;
+    s.serving.deployment.kv_via = KvVia::Storage;
+    PacketStepTimes stored(s, false);
+    CHECK(stored.decode({2, 1024, cache}).kv_slowdown == Time::zero());
+    CHECK(stored.prefill({96, 1024, cache}).kv_slowdown == Time::zero());
+    for (const StepSimulation& r : stored.simulations()) CHECK(r.kv_bytes == 0);
 }
 
 TEST_CASE("bad serving input is one located line and exit 2", "[serving][input][system]") {
@@ -238,14 +294,8 @@ TEST_CASE("the serving keys change what the run does", "[serving][system][long]"
     // A trace brings its own arrivals and lengths.
     const auto dir = temp_dir("serving-trace-file");
     write_text(dir / "trace.csv", "arrival_us,prompt_tokens,output_tokens\n0,500,3\n1000,800,5\n");
-    std::string y = kServing;
-    const std::string from =
-        "arrival: {kind: poisson, rate_per_s: 30}\n  prompt_tokens: {kind: "
-        "uniform, min: 200, max: 3000}\n  output_tokens: {kind: uniform, "
-        "min: 2, max: 16}";
-    y.replace(y.find(from), from.size(),
-              "arrival: {kind: trace, file: " + (dir / "trace.csv").string() + "}");
-    const nlohmann::json trace = run_serving("keys-trace", y);
+    const nlohmann::json trace =
+        run_serving("keys-trace", with_trace((dir / "trace.csv").string()));
     CHECK(trace["serving"]["requests"]["arrived"] == 2);
     CHECK(trace["serving"]["output_tokens"] == 8);
 }

@@ -16,13 +16,13 @@ class LinearSteps final : public StepTimes {
     Time kv = Time::from_us(300);
     std::vector<PrefillShape> prefills;
     std::vector<DecodeShape> decodes;
-    Time prefill(PrefillShape s) override {
+    StepTime prefill(PrefillShape s) override {
         prefills.push_back(s);
-        return prefill_base + Time::from_ps(prefill_per_token.ps() * s.tokens_per_gpu);
+        return {prefill_base + Time::from_ps(prefill_per_token.ps() * s.tokens_per_gpu), {}};
     }
-    Time decode(DecodeShape s) override {
+    StepTime decode(DecodeShape s) override {
         decodes.push_back(s);
-        return decode_base + Time::from_ps(decode_per_request.ps() * s.requests_per_gpu);
+        return {decode_base + Time::from_ps(decode_per_request.ps() * s.requests_per_gpu), {}};
     }
     Time kv_transfer(std::uint64_t) override { return kv; }
 };
@@ -166,6 +166,37 @@ TEST_CASE("KV transfers into one GPU queue behind each other", "[serving]") {
     CHECK(out.requests[1].kv_ready == done + steps.kv);
     CHECK(out.requests[2].kv_ready == done + steps.kv + steps.kv);
     CHECK(out.requests[3].kv_ready == done + steps.kv + steps.kv + steps.kv);
+}
+
+TEST_CASE(
+    "a step is told the KV bytes still in flight through its instance's busiest NIC over the "
+    "fabric, and none over the storage network",
+    "[serving]") {
+    LinearSteps steps;
+    steps.kv = Time::from_us(30'000);
+    ServingDeployment d = small();
+    // A is prefilled from 0 to 20.5 ms, its cache then leaves prefill GPU 0 for decode GPU 4
+    // (20.5 to 50.5 ms). B's prefill (25 to 45.5 ms) meets A's cache leaving; B's cache waits
+    // for GPU 0's NIC and goes to decode GPU 5 from 50.5 to 80.5 ms, as A's first decode step
+    // begins (20.1 ms long) and the one after it.
+    const std::vector<ServingRequest> reqs = {at_ms(0, 1000, 4), at_ms(25, 1000, 4)};
+    const double cache = 1000.0 * 70272;
+    const ServingOutcome out = simulate_serving(d, reqs, steps, 1);
+    REQUIRE(out.requests[1].kv_ready == Time::from_us(80'500));
+    REQUIRE(steps.prefills.size() == 2);
+    CHECK(steps.prefills[0].kv_bytes == 0);
+    CHECK(static_cast<double>(steps.prefills[1].kv_bytes) == Approx(cache * 25.5 / 30));
+    REQUIRE(steps.decodes.size() >= 2);
+    CHECK(static_cast<double>(steps.decodes[0].kv_bytes) == Approx(cache));  // all still to go
+    CHECK(static_cast<double>(steps.decodes[1].kv_bytes) == Approx(cache * 9.9 / 30));
+    CHECK(out.steps[1].kv_bytes == steps.prefills[1].kv_bytes);
+    // Over the storage network the expert traffic's NICs carry none of it.
+    LinearSteps stored;
+    d.kv_via = KvVia::Storage;
+    d.storage_rate = DataRate::from_gbps(8);
+    (void)simulate_serving(d, reqs, stored, 1);
+    for (const PrefillShape& p : stored.prefills) CHECK(p.kv_bytes == 0);
+    for (const DecodeShape& q : stored.decodes) CHECK(q.kv_bytes == 0);
 }
 
 TEST_CASE("over the storage network a transfer takes its bytes at the storage NIC's rate",

@@ -21,6 +21,12 @@ struct Event {
     bool operator>(const Event& o) const { return at != o.at ? at > o.at : sequence > o.sequence; }
 };
 
+// A KV transfer through a NIC: what it carries, and when.
+struct Transfer {
+    Time start, end;
+    std::uint64_t bytes = 0;
+};
+
 struct Chunk {
     std::uint32_t request = 0;
     std::uint32_t tokens = 0;
@@ -63,6 +69,8 @@ class Run {
             d.kv_via == KvVia::Storage ? (gpu + d.gpus_per_node - 1) / d.gpus_per_node : gpu;
         tx_free_.assign(ports, Time::zero());
         rx_free_.assign(ports, Time::zero());
+        sending_.resize(ports);
+        receiving_.resize(ports);
         for (std::uint32_t r = 0; r < requests.size(); ++r) {
             if (r > 0 && requests[r].arrival < requests[r - 1].arrival)
                 throw std::invalid_argument("serving requests out of arrival order");
@@ -167,13 +175,15 @@ class Run {
         }
         const PrefillShape shape{
             static_cast<std::uint32_t>((total + in.ep_size - 1) / in.ep_size),
-            static_cast<std::uint32_t>(weighted / static_cast<double>(total) + 0.5)};
-        const Time took = steps_.prefill(shape);
+            static_cast<std::uint32_t>(weighted / static_cast<double>(total) + 0.5),
+            colocated() ? 0 : kv_in_flight(in, sending_)};
+        const StepTime took = steps_.prefill(shape);
         in.busy = true;
         in.step = out_.steps.size();
-        out_.steps.push_back(StepRecord{now_, took, i, true, static_cast<std::uint32_t>(total),
-                                        shape.tokens_per_gpu});
-        schedule(now_ + took, Ev::PrefillDone, i);
+        out_.steps.push_back(StepRecord{now_, took.total, i, true,
+                                        static_cast<std::uint32_t>(total), shape.tokens_per_gpu, 0,
+                                        shape.kv_bytes, took.kv_slowdown});
+        schedule(now_ + took.total, Ev::PrefillDone, i);
     }
 
     void prefill_done(std::uint32_t i) {
@@ -226,6 +236,10 @@ class Run {
                     : steps_.kv_transfer(bytes);
         const Time start = std::max({now_, tx_free_[src], rx_free_[dst]});
         tx_free_[src] = rx_free_[dst] = start + took;
+        if (!storage) {  // beside the expert traffic on both GPUs' NICs
+            sending_[src].push_back(Transfer{start, start + took, bytes});
+            receiving_[dst].push_back(Transfer{start, start + took, bytes});
+        }
         schedule(start + took, Ev::KvDone, r);
     }
 
@@ -251,12 +265,14 @@ class Run {
         const auto n = static_cast<std::uint32_t>(in.running.size());
         const std::uint32_t slots = in.ep_size * d_.micro_batches;
         const DecodeShape shape{(n + slots - 1) / slots,
-                                static_cast<std::uint32_t>((context + n / 2) / n)};
-        const Time took = steps_.decode(shape);
+                                static_cast<std::uint32_t>((context + n / 2) / n),
+                                colocated() ? 0 : kv_in_flight(in, receiving_)};
+        const StepTime took = steps_.decode(shape);
         in.busy = true;
         in.step = out_.steps.size();
-        out_.steps.push_back(StepRecord{now_, took, i, false, n, shape.requests_per_gpu});
-        schedule(now_ + took, Ev::DecodeDone, i);
+        out_.steps.push_back(StepRecord{now_, took.total, i, false, n, shape.requests_per_gpu, 0,
+                                        shape.kv_bytes, took.kv_slowdown});
+        schedule(now_ + took.total, Ev::DecodeDone, i);
     }
 
     void decode_done(std::uint32_t i) {
@@ -295,14 +311,35 @@ class Run {
         if (decoder) --decoder->assigned;
     }
 
+    // The KV bytes the instance's busiest NIC has still to send (or receive) over the fabric:
+    // of each transfer through it, all if it has not begun, else the part its time has left.
+    // Transfers that have ended are dropped.
+    std::uint64_t kv_in_flight(const Instance& in, std::vector<std::deque<Transfer>>& ports) {
+        if (d_.kv_via == KvVia::Storage) return 0;  // a network of its own
+        std::uint64_t most = 0;
+        for (std::uint32_t g = in.first_gpu; g < in.first_gpu + in.ep_size; ++g) {
+            std::deque<Transfer>& q = ports[g];
+            while (!q.empty() && q.front().end <= now_) q.pop_front();
+            double left = 0;
+            for (const Transfer& t : q)
+                left += t.start >= now_ ? static_cast<double>(t.bytes)
+                                        : static_cast<double>(t.bytes) *
+                                              static_cast<double>((t.end - now_).ps()) /
+                                              static_cast<double>((t.end - t.start).ps());
+            most = std::max(most, static_cast<std::uint64_t>(left + 0.5));
+        }
+        return most;
+    }
+
     const ServingDeployment& d_;
     std::span<const ServingRequest> req_;
     StepTimes& steps_;
     RandomStream rng_;
     std::vector<Instance> prefill_, decode_;
-    std::vector<std::uint32_t> left_;       // prompt tokens not yet prefilled
-    std::vector<std::uint32_t> generated_;  // output tokens so far
-    std::vector<Time> tx_free_, rx_free_;   // KV transfers: each NIC free from
+    std::vector<std::uint32_t> left_;                        // prompt tokens not yet prefilled
+    std::vector<std::uint32_t> generated_;                   // output tokens so far
+    std::vector<Time> tx_free_, rx_free_;                    // KV transfers: each NIC free from
+    std::vector<std::deque<Transfer>> sending_, receiving_;  // over the fabric, by GPU
     std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
     std::uint64_t sequence_ = 0;
     std::uint64_t in_system_ = 0;

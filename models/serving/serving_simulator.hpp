@@ -8,7 +8,8 @@
 // every decode step yields each running request one token plus its accepted MTP drafts.
 // Colocated instances run a waiting prefill before the next decode step (SGLang's default,
 // without mixing chunks into decode batches). Each step's time comes from StepTimes; the KV
-// transfers queue first come first served at each GPU's NIC (fabric) or node's storage NIC.
+// transfers queue first come first served at each GPU's NIC (fabric) or node's storage NIC; over
+// the fabric, a step is told the KV bytes still in flight through its instance's busiest NIC.
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -34,9 +35,11 @@ struct StepRecord {
     Time duration;
     std::uint32_t instance = 0;  // prefill instances and decode instances each counted from 0
     bool prefill = false;
-    std::uint32_t batch = 0;   // requests decoding, or prompt tokens prefilled
-    std::uint32_t shape = 0;   // requests per GPU per micro-batch, or tokens per GPU
-    std::uint32_t tokens = 0;  // output tokens it yielded (a prefill: its prompts' first)
+    std::uint32_t batch = 0;     // requests decoding, or prompt tokens prefilled
+    std::uint32_t shape = 0;     // requests per GPU per micro-batch, or tokens per GPU
+    std::uint32_t tokens = 0;    // output tokens it yielded (a prefill: its prompts' first)
+    std::uint64_t kv_bytes = 0;  // KV in flight through its busiest NIC as it began (fabric)
+    Time kv_slowdown;            // what those transfers added to its time
 };
 
 struct ServingOutcome {

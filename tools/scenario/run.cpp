@@ -15,7 +15,7 @@
 
 namespace clustersim {
 
-PreparedRun prepare_run(const Scenario& s) {
+PreparedRun prepare_run(const Scenario& s, std::span<const MessageSpec> beside) {
     if (s.serving.set)
         throw s.error_at("serving",
                          "a serving run is `clustersim run`'s alone for now (expected "
@@ -43,6 +43,7 @@ PreparedRun prepare_run(const Scenario& s) {
     p.fabric = build_simulated_fabric(s, trace_gpus);
     const std::uint32_t endpoints = p.fabric.endpoints();
     p.workload = moe ? std::move(p.moe->workload) : build_workload(s, endpoints, std::move(trace));
+    for (const MessageSpec& m : beside) p.workload.add_message(m);
     if (const std::string err = p.workload.validate(endpoints); !err.empty())
         throw s.error_at("workload.kind", err);
     p.workload.seal();  // the dependency list becomes the runtime's graph: not held twice

@@ -2,6 +2,7 @@
 // One run from a loaded scenario to its results document: cheap validation, the estimate and
 // its limits, building, simulating, reporting. `run` and every point of `sweep` go through it.
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -25,8 +26,10 @@ struct PreparedRun {
 };
 
 /// Validates the workload, estimates from formulas and refuses what exceeds sim.max_events or
-/// sim.max_memory_gb, then builds the fabric and the workload. Throws InputError.
-PreparedRun prepare_run(const Scenario& s);
+/// sim.max_memory_gb, then builds the fabric and the workload. `beside`: messages that run
+/// alongside the scenario's workload, after its own (a serving step's KV transfer). Throws
+/// InputError.
+PreparedRun prepare_run(const Scenario& s, std::span<const MessageSpec> beside = {});
 
 struct RunOutcome {
     SimulationResult result;

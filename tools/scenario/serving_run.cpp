@@ -160,10 +160,39 @@ std::string serving_check_line(const std::string& file, const Scenario& s, const
     return out + "; as many steps as the step cache needs shapes)\n";
 }
 
+namespace {
+// What KV transfers over the fabric added to the steps they shared NICs with: per kind, the
+// steps slowed, their mean slowdown, and the total added as a percentage of the steps' time
+// without it.
+Json kv_slowdown_json(std::span<const StepRecord> steps) {
+    Json j;
+    for (const bool prefill : {false, true}) {
+        std::uint64_t slowed = 0;
+        double added_ms = 0, alone_ms = 0;
+        for (const StepRecord& st : steps) {
+            if (st.prefill != prefill) continue;
+            added_ms += st.kv_slowdown.ms();
+            alone_ms += (st.duration - st.kv_slowdown).ms();
+            slowed += st.kv_slowdown > Time::zero();
+        }
+        j[prefill ? "prefill" : "decode"] = {
+            {"steps", slowed},
+            {"mean_ms", slowed > 0 ? added_ms / static_cast<double>(slowed) : 0.0},
+            {"percent", alone_ms > 0 ? 100 * added_ms / alone_ms : 0.0}};
+    }
+    return j;
+}
+}  // namespace
+
 ServingRunOutcome execute_serving(const Scenario& s, const ServingInput& in, bool progress) {
+    PacketStepTimes steps(s, progress);
+    return execute_serving(s, in, steps);
+}
+
+ServingRunOutcome execute_serving(const Scenario& s, const ServingInput& in,
+                                  PacketStepTimes& steps) {
     const std::span<const ServingRequest> requests = in.requests;
     const auto wall_start = std::chrono::steady_clock::now();
-    PacketStepTimes steps(s, progress);
     ServingRunOutcome o;
     o.outcome = simulate_serving(s.serving.deployment, requests, steps, s.seed);
     o.simulations = steps.simulations();
@@ -237,6 +266,7 @@ ServingRunOutcome execute_serving(const Scenario& s, const ServingInput& in, boo
         k["p99"] = m.p99;
         k["via"] = std::string(kKvViaNames[static_cast<std::size_t>(d.kv_via)]);
         v["kv_transfer_ms"] = k;
+        v["kv_slowdown"] = kv_slowdown_json(out.steps);
     }
     v["decode_batch"] = {{"mean", decode_steps > 0 ? static_cast<double>(batch_sum) /
                                                          static_cast<double>(decode_steps)
@@ -252,22 +282,32 @@ ServingRunOutcome execute_serving(const Scenario& s, const ServingInput& in, boo
     Json shapes = Json::array();
     for (const StepSimulation& r : o.simulations) {
         events += r.events;
-        shapes.push_back({{"what", r.what},
-                          {"size", r.size},
-                          {"context", r.context},
-                          {"time_ms", r.time_ms},
-                          {"events", r.events}});
+        Json shape = {{"what", r.what},
+                      {"size", r.size},
+                      {"context", r.context},
+                      {"time_ms", r.time_ms},
+                      {"events", r.events}};
+        if (r.what != "kv_transfer") {
+            shape["kv_bytes"] = r.kv_bytes;
+            shape["dispatch_us"] = r.dispatch_us;
+            shape["combine_us"] = r.combine_us;
+            if (r.kv_bytes > 0) shape["kv_stream_gbps"] = r.kv_stream_gbps;
+        }
+        shapes.push_back(std::move(shape));
     }
     v["step_simulations"] = o.simulations.size();
     v["step_cache_hits"] = o.cache_hits;
     v["step_cache"] = s.serving.step_cache;
     v["step_shapes"] = shapes;
     v["simplifications"] =
-        "each kind of instance steps alone on its instances' GPUs (all instances of the kind "
-        "stepping together); a step's shape is its requests (or prompt tokens) per GPU and "
-        "their mean context, each GPU holding the same; KV transfers over the fabric take a "
-        "lone transfer's packet-level time, queued first come first served at each GPU's NIC, "
-        "and do not slow the expert traffic they overlap" +
+        "each kind of instance steps alone on the deployment's fabric, placed from its first "
+        "GPU (all instances of the kind stepping together); a step's shape is its requests (or "
+        "prompt tokens) per GPU and their mean context, each GPU holding the same; KV "
+        "transfers over the fabric take a lone transfer's packet-level time, queued first come "
+        "first served at each GPU's NIC; a step with KV bytes in flight through its busiest "
+        "NIC as it starts is slowed by what a KV stream through one NIC for the whole step "
+        "adds (simulated), times the fraction of the step those bytes take alone; transfers "
+        "that start during a step do not slow it, nor does the expert traffic slow them" +
         std::string(s.serving.step_cache
                         ? "; step times between grid shapes (half octaves) interpolated"
                         : "");
@@ -311,11 +351,11 @@ void write_serving_outputs(const std::string& dir_name, const Scenario& s,
         }
     });
     write_stream_atomically((dir / "steps.csv").string(), [&](std::ostream& out) {
-        out << "start_us,duration_us,kind,instance,batch,per_gpu,tokens\n";
+        out << "start_us,duration_us,kind,instance,batch,per_gpu,tokens,kv_bytes,kv_slowdown_us\n";
         for (const StepRecord& st : o.outcome.steps)
-            out << fmt::format("{},{},{},{},{},{},{}\n", us(st.start), us(st.duration),
+            out << fmt::format("{},{},{},{},{},{},{},{},{}\n", us(st.start), us(st.duration),
                                st.prefill ? "prefill" : "decode", st.instance, st.batch, st.shape,
-                               st.tokens);
+                               st.tokens, st.kv_bytes, us(st.kv_slowdown));
     });
     write_file_atomically((dir / "results.json").string(), results);
 }

@@ -46,6 +46,10 @@ struct ServingRunOutcome {
 };
 
 ServingRunOutcome execute_serving(const Scenario& s, const ServingInput& in, bool progress);
+/// The same with step times from `steps`, whose cache may hold earlier runs' shapes (same
+/// deployment and step settings); `simulations` then lists all its runs.
+ServingRunOutcome execute_serving(const Scenario& s, const ServingInput& in,
+                                  PacketStepTimes& steps);
 
 /// Files a serving run writes under --out (results.json last).
 const std::vector<std::string>& serving_output_files();

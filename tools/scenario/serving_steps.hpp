@@ -7,6 +7,10 @@
 // tokens; a step is interpolated between sizes and taken on the line through the references in
 // context (a transfer between byte sizes), each grid point simulated once and reused; off, every
 // distinct shape is simulated (the check of the interpolation, docs/serving.md).
+// Steps run on the whole deployment's fabric. KV transfers over it share NICs with a step's
+// expert traffic: the step is also run with a KV cache streaming through one of its GPUs' NICs
+// from its start to past its end, and a step whose busiest NIC has KV bytes in flight is slowed
+// by that difference times the fraction of the step the transfer lasts (alone).
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -22,10 +26,15 @@ struct SimulatedFabric;
 
 /// One packet-level run the serving run made: what it simulated and what it measured.
 struct StepSimulation {
-    std::string what;           // prefill, decode or kv_transfer
-    std::uint64_t size = 0;     // tokens per GPU, requests per GPU per micro-batch, or bytes
-    std::uint64_t context = 0;  // mean prompt or context tokens (0 for a transfer)
+    std::string what;            // prefill, decode or kv_transfer
+    std::uint64_t size = 0;      // tokens per GPU, requests per GPU per micro-batch, or bytes
+    std::uint64_t context = 0;   // mean prompt or context tokens (0 for a transfer)
+    std::uint64_t kv_bytes = 0;  // a step's: the KV cache streamed through a GPU's NIC beside it
     double time_ms = 0;
+    double window_us = 0;    // what was simulated of it (a step: its first layers)
+    double dispatch_us = 0;  // a step's: its mean dispatch and combine (results' decode.*)
+    double combine_us = 0;
+    double kv_stream_gbps = 0;  // beside a KV stream: the rate it got, first byte to last
     std::uint64_t events = 0;
 };
 
@@ -33,8 +42,8 @@ class PacketStepTimes final : public StepTimes {
   public:
     PacketStepTimes(const Scenario& s, bool progress);
     ~PacketStepTimes() override;
-    Time prefill(PrefillShape shape) override;
-    Time decode(DecodeShape shape) override;
+    StepTime prefill(PrefillShape shape) override;
+    StepTime decode(DecodeShape shape) override;
     Time kv_transfer(std::uint64_t bytes) override;
 
     /// The scenario of one step of a shape (also used to check the deployment before the run).
@@ -45,14 +54,20 @@ class PacketStepTimes final : public StepTimes {
 
   private:
     enum class What : std::uint8_t { Prefill, Decode, Transfer };
-    double simulated_ms(What what, std::uint64_t size, std::uint64_t context);
+    // A grid point: with_kv runs a step beside a KV cache streaming through one of its NICs.
+    using Key = std::tuple<What, std::uint64_t, std::uint64_t, bool>;
+    const StepSimulation& simulated(What what, std::uint64_t size, std::uint64_t context,
+                                    bool with_kv);
     double interpolated_ms(What what, std::uint64_t size, std::uint64_t context);
-    double run_step(MoePhase phase, std::uint64_t per_gpu, std::uint64_t context);
-    double run_transfer(std::uint64_t bytes);
+    double kv_delta_ms(What what, std::uint64_t size, std::uint64_t context);
+    StepTime step(What what, std::uint64_t size, std::uint64_t context, std::uint64_t kv_bytes);
+    StepSimulation run_step(What what, std::uint64_t per_gpu, std::uint64_t context,
+                            std::uint64_t kv_bytes);
+    StepSimulation run_transfer(std::uint64_t bytes);
 
     const Scenario& s_;
     bool progress_ = false;
-    std::map<std::tuple<What, std::uint64_t, std::uint64_t>, double> known_;
+    std::map<Key, std::size_t> known_;  // the run in runs_
     std::vector<StepSimulation> runs_;
     std::uint64_t hits_ = 0;
     std::unique_ptr<SimulatedFabric> fabric_;  // the whole deployment's, for transfers
