@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <fmt/format.h>
+
 #include <nlohmann/json.hpp>
 
 #include "support.hpp"
@@ -298,4 +300,56 @@ TEST_CASE("the serving keys change what the run does", "[serving][system][long]"
         run_serving("keys-trace", with_trace((dir / "trace.csv").string()));
     CHECK(trace["serving"]["requests"]["arrived"] == 2);
     CHECK(trace["serving"]["output_tokens"] == 8);
+}
+
+TEST_CASE(
+    "serve-search brackets the highest rate meeting the SLO target, and its answer is what a "
+    "run at that rate gives",
+    "[serving][system][long]") {
+    const auto dir = temp_dir("serving-search");
+    write_text(dir / "s.yaml", kServing);
+    const auto r = run_cli("serve-search " + (dir / "s.yaml").string() +
+                           " --json --attainment 0.8 --precision 0.1");
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    const nlohmann::json j = nlohmann::json::parse(r.out)["serve_search"];
+    const double rate = j["rate_per_s"].get<double>();
+    const double failed = j["failed_rate_per_s"].get<double>();
+    REQUIRE(rate > 0);
+    REQUIRE(failed > rate);
+    CHECK(j["bracketed"] == true);
+    CHECK((failed - rate) / failed <= 0.1);
+    std::uint64_t runs = 0;
+    for (const auto& p : j["probes"]) {
+        runs += p["step_simulations"].get<std::uint64_t>();
+        // Every probe is judged by the target, and the answer is the best that met it.
+        CHECK(p["meets"] == (p["slo_attainment"].get<double>() >= 0.8));
+        if (p["meets"] == true) CHECK(p["rate_per_s"].get<double>() <= rate);
+        if (p["meets"] == false) CHECK(p["rate_per_s"].get<double>() >= failed);
+    }
+    CHECK(runs == j["step_simulations"].get<std::uint64_t>());
+    // One second of arrivals is a few dozen requests: attainment is not steady in the rate,
+    // and the search says so.
+    bool monotone = true;
+    for (const auto& a : j["probes"])
+        for (const auto& b : j["probes"])
+            if (a["rate_per_s"].get<double>() < b["rate_per_s"].get<double>() &&
+                a["slo_attainment"].get<double>() < b["slo_attainment"].get<double>())
+                monotone = false;
+    CHECK(j["monotone"] == monotone);
+    CHECK(j["probes"].size() >= 3);
+    // The shared cache holds the same grid points a run of its own simulates.
+    const nlohmann::json alone = run_serving(
+        "search-rate", kServing, fmt::format("--set serving.arrival.rate_per_s={}", rate));
+    for (const char* k : {"ttft_ms", "tpot_ms", "e2e_ms", "slo_attainment", "goodput_rps",
+                          "requests", "kv_slowdown"})
+        CHECK(j["at_rate"][k] == alone["serving"][k]);
+    // A trace is not a rate to vary.
+    write_text(dir / "t.csv", "0,100,5\n1000,100,5\n");
+    write_text(dir / "trace.yaml", with_trace("t.csv"));
+    const auto t = run_cli("serve-search " + (dir / "trace.yaml").string());
+    INFO(t.err);
+    CHECK(t.exit_code == 2);
+    CHECK(t.err.find("serving.arrival.kind: serve-search varies a Poisson rate") !=
+          std::string::npos);
 }

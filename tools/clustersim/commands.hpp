@@ -33,6 +33,7 @@ Subcommand add_sweep(CLI::App& app, const MpiSession& mpi);
 Subcommand add_report(CLI::App& app);
 Subcommand add_compare(CLI::App& app);
 Subcommand add_bench(CLI::App& app);
+Subcommand add_serve_search(CLI::App& app);
 
 /// SCENARIO, --set and (optionally) --json: the options every scenario command takes.
 struct ScenarioOptions {

@@ -1,0 +1,139 @@
+#include "tools/scenario/serve_search.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "tools/scenario/serving_run.hpp"
+
+namespace clustersim {
+namespace {
+
+// One probe: the scenario's requests at `rate`, served with the shared step times.
+ServeProbe probe(const Scenario& s, double rate, PacketStepTimes& steps, Json& serving,
+                 double attainment) {
+    Scenario at = s;
+    at.serving.rate_per_s = rate;
+    const ServingInput in = prepare_serving(at);
+    const std::size_t before = steps.simulations().size();
+    const ServingRunOutcome o = execute_serving(at, in, steps);
+    const Json& v = o.results["serving"];
+    ServeProbe p;
+    p.rate_per_s = rate;
+    p.slo_attainment = v["slo_attainment"].get<double>();
+    p.goodput_rps = v["goodput_rps"].get<double>();
+    p.ttft_p99_ms = v["ttft_ms"]["p99"].get<double>();
+    p.tpot_p99_ms = v["tpot_ms"]["p99"].get<double>();
+    p.requests = in.requests.size();
+    p.step_simulations = steps.simulations().size() - before;
+    p.meets = o.results["status"] == "completed" && p.slo_attainment >= attainment;
+    serving = v;
+    return p;
+}
+
+}  // namespace
+
+ServeSearchResult serve_search(const Scenario& s, const ServeSearchOptions& o, bool progress) {
+    if (s.serving.trace)
+        throw s.error_at("serving.arrival.kind",
+                         "serve-search varies a Poisson rate, and this scenario replays a trace "
+                         "(expected arrival: {kind: poisson, rate_per_s: R})");
+    (void)prepare_serving(s);  // the deployment and the fabric checked before anything runs
+    PacketStepTimes steps(s, progress);
+    ServeSearchResult r;
+    double lo = 0, hi = 0;  // the highest rate that met the target, the lowest that did not
+    Json best = nullptr;
+    auto run = [&](double rate) {
+        Json serving;
+        const ServeProbe p = probe(s, rate, steps, serving, o.attainment);
+        r.probes.push_back(p);
+        if (progress)
+            fmt::print(stderr,
+                       "clustersim: serve-search: {:.4g} req/s: attainment {:.4f}, TTFT p99 "
+                       "{:.1f} ms, TPOT p99 {:.2f} ms ({} new step runs)\n",
+                       rate, p.slo_attainment, p.ttft_p99_ms, p.tpot_p99_ms, p.step_simulations);
+        if (p.meets && rate > lo) {
+            lo = rate;
+            best = serving;
+        }
+        if (!p.meets && (hi == 0 || rate < hi)) hi = rate;
+        return p.meets;
+    };
+    // The smallest rate worth probing: one request over the arrival window.
+    const double floor_rate = 1.0 / std::max(s.serving.duration_s, 1e-9);
+    double rate = s.serving.rate_per_s;
+    if (run(rate)) {
+        while (r.probes.size() < o.max_probes && run(rate *= 2)) {
+        }
+    } else {
+        while (r.probes.size() < o.max_probes && rate / 2 >= floor_rate && !run(rate /= 2)) {
+        }
+    }
+    while (lo > 0 && hi > 0 && (hi - lo) / hi > o.precision && r.probes.size() < o.max_probes)
+        run((lo + hi) / 2);
+    r.rate_per_s = lo;
+    r.failed_rate_per_s = hi;
+    r.bracketed = lo > 0 && hi > 0 && (hi - lo) / hi <= o.precision;
+    r.best = best;
+    // With common random numbers attainment falls as the rate rises, but for which requests
+    // share a step: a short window of few requests can break that, and the answer with it.
+    for (const ServeProbe& a : r.probes)
+        for (const ServeProbe& b : r.probes)
+            if (a.rate_per_s < b.rate_per_s && a.slo_attainment < b.slo_attainment)
+                r.monotone = false;
+
+    Json probes = Json::array();
+    for (const ServeProbe& p : r.probes)
+        probes.push_back({{"rate_per_s", p.rate_per_s},
+                          {"slo_attainment", p.slo_attainment},
+                          {"goodput_rps", p.goodput_rps},
+                          {"ttft_p99_ms", p.ttft_p99_ms},
+                          {"tpot_p99_ms", p.tpot_p99_ms},
+                          {"requests", p.requests},
+                          {"step_simulations", p.step_simulations},
+                          {"meets", p.meets}});
+    Json j;
+    j["tool"] = tool_json();
+    j["resolved_scenario"] = resolved_scenario_json(s);
+    j["scenario"] = s.name;
+    j["seed"] = s.seed;
+    j["serve_search"] = {{"attainment_target", o.attainment},
+                         {"precision", o.precision},
+                         {"rate_per_s", r.rate_per_s},
+                         {"failed_rate_per_s", r.failed_rate_per_s},
+                         {"bracketed", r.bracketed},
+                         {"monotone", r.monotone},
+                         {"step_simulations", steps.simulations().size()},
+                         {"step_cache_hits", steps.cache_hits()},
+                         {"probes", probes},
+                         {"at_rate", best}};
+    r.results = std::move(j);
+    return r;
+}
+
+std::string serve_search_table(const ServeSearchResult& r) {
+    const Json& j = r.results;
+    const Json& v = j["serve_search"];
+    std::string out = fmt::format(
+        "{} (seed {}): {}\n", j["scenario"].get<std::string>(), j["seed"].get<std::uint64_t>(),
+        r.rate_per_s > 0 ? fmt::format("{:.4g} req/s with {:.0f} % of requests "
+                                       "meeting the SLO",
+                                       r.rate_per_s, 100 * v["attainment_target"].get<double>())
+                         : std::string("no rate probed met the SLO target"));
+    out += fmt::format("  {:>12}{:>12}{:>12}{:>14}{:>14}{:>8}\n", "req/s", "attainment", "goodput",
+                       "TTFT p99 ms", "TPOT p99 ms", "meets");
+    for (const ServeProbe& p : r.probes)
+        out += fmt::format("  {:>12.4g}{:>12.4f}{:>12.3f}{:>14.1f}{:>14.2f}{:>8}\n", p.rate_per_s,
+                           p.slo_attainment, p.goodput_rps, p.ttft_p99_ms, p.tpot_p99_ms,
+                           p.meets ? "yes" : "no");
+    if (!r.monotone)
+        out +=
+            "  attainment did not fall steadily with the rate: too few requests for the "
+            "answer to hold (expected a longer serving.duration_s)\n";
+    if (!r.bracketed)
+        out += fmt::format("  not bracketed within {:.0f} % in {} probes\n",
+                           100 * v["precision"].get<double>(), r.probes.size());
+    return out;
+}
+
+}  // namespace clustersim
