@@ -353,3 +353,39 @@ TEST_CASE(
     CHECK(t.err.find("serving.arrival.kind: serve-search varies a Poisson rate") !=
           std::string::npos);
 }
+
+TEST_CASE(
+    "sim.replicates serves the scenario under each seed and reports the means with their "
+    "intervals, the first seed's detail kept",
+    "[serving][system][long]") {
+    const nlohmann::json r = run_serving("replicates", kServing, "--set sim.replicates=3");
+    const nlohmann::json& v = r["serving"];
+    CHECK(v["replicates"] == 3);
+    std::vector<nlohmann::json> seeds;
+    for (int seed = 1; seed <= 3; ++seed)
+        seeds.push_back(run_serving(fmt::format("replicate-{}", seed), kServing,
+                                    fmt::format("--seed {}", seed))["serving"]);
+    auto mean = [&](const nlohmann::json::json_pointer& at) {
+        double m = 0;
+        for (const auto& s : seeds) m += s[at].get<double>() / 3;
+        return m;
+    };
+    for (const char* k : {"/goodput_rps", "/slo_attainment", "/tokens_per_s_per_gpu",
+                          "/ttft_ms/p50", "/ttft_ms/p99", "/tpot_ms/mean", "/e2e_ms/p90"}) {
+        INFO(k);
+        CHECK(v[nlohmann::json::json_pointer(k)].get<double>() ==
+              Approx(mean(nlohmann::json::json_pointer(k))));
+    }
+    // Seeds draw other requests: the intervals are not empty, and the counts are the first's.
+    CHECK(v["goodput_rps_ci95"].get<double>() > 0);
+    CHECK(v["ttft_ms_ci95"]["p50"].get<double>() > 0);
+    CHECK(v["requests"] == seeds[0]["requests"]);
+    CHECK(r["files"] == run_serving("replicate-first", kServing)["files"]);
+    // serve-search takes one seed per probe.
+    const auto dir = temp_dir("serving-replicates-search");
+    write_text(dir / "s.yaml", kServing);
+    const auto bad =
+        run_cli("serve-search " + (dir / "s.yaml").string() + " --set sim.replicates=2");
+    CHECK(bad.exit_code == 2);
+    CHECK(bad.err.find("sim.replicates") != std::string::npos);
+}

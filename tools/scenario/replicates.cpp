@@ -49,6 +49,40 @@ void summarise_replicates(Json& first, std::span<const Json> all, std::uint32_t 
     }
 }
 
+namespace {
+// The mean of `at` over the documents, with its interval.
+std::pair<double, double> mean_ci95(std::span<const Json> all, const Json::json_pointer& at) {
+    std::vector<double> values;
+    for (const Json& doc : all)
+        if (doc.contains(at) && doc[at].is_number()) values.push_back(doc[at].get<double>());
+    double mean = 0;
+    for (double v : values) mean += v / static_cast<double>(values.size());
+    return {mean, ci95_half_width(values)};
+}
+}  // namespace
+
+void summarise_serving_replicates(Json& first, std::span<const Json> all) {
+    Json& v = first["serving"];
+    for (const char* k : {"ttft_ms", "tpot_ms", "e2e_ms", "queue_ms"}) {
+        Json ci = Json::object();
+        for (auto it = v[k].begin(); it != v[k].end(); ++it) {
+            const auto [mean, half] =
+                mean_ci95(all, Json::json_pointer("/serving/" + std::string(k) + "/" + it.key()));
+            it.value() = mean;
+            ci[it.key()] = half;
+        }
+        v[std::string(k) + "_ci95"] = ci;
+    }
+    for (const char* k :
+         {"goodput_rps", "slo_attainment", "tokens_per_s_per_gpu", "tokens_per_s_per_node",
+          "tokens_per_s_per_musd", "goodput_rps_per_musd"}) {
+        const auto [mean, half] = mean_ci95(all, Json::json_pointer("/serving/" + std::string(k)));
+        v[k] = mean;
+        v[std::string(k) + "_ci95"] = half;
+    }
+    v["replicates"] = all.size();
+}
+
 RunOutcome run_replicates(const Scenario& s, PreparedRun& prepared, bool progress) {
     RunOutcome first = execute_settled(s, prepared, progress);
     if (s.sim.replicates <= 1) return first;

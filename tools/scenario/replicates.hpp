@@ -22,6 +22,12 @@ double ci95_half_width(std::span<const double> values);
 /// with fewer than `requested`, the sections say how many did not complete.
 void summarise_replicates(Json& first, std::span<const Json> all, std::uint32_t requested);
 
+/// The same for serving runs' `serving` sections (`all`, the first's included): each latency
+/// summary K (`ttft_ms`, ...) gains K_ci95 with an interval per percentile, and each headline
+/// rate (goodput, attainment, tokens/s) becomes the mean with its K_ci95. Counts and the step
+/// runs stay the first seed's.
+void summarise_serving_replicates(Json& first, std::span<const Json> all);
+
 /// Runs a prepared scenario and, with sim.replicates > 1, its other seeds (each prepared and
 /// run in turn), returning the first run with its headline sections summarised. Each seed's
 /// layers settle on their own (workload.simulated_layers: auto); `prepared` becomes the first

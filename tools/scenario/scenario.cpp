@@ -429,8 +429,8 @@ class Filler {
                                  "is set by serving for each step (expected it left out "
                                  "with a serving: section; docs/serving.md)");
         // A serving run is many packet runs: their bounds and probes are not its own.
-        for (const char* k : {"sim.max_time_us", "sim.max_events", "sim.sample_us",
-                              "sim.fingerprint", "sim.replicates"})
+        for (const char* k :
+             {"sim.max_time_us", "sim.max_events", "sim.sample_us", "sim.fingerprint"})
             if (s.positions.count(k))
                 throw s.error_at(k,
                                  "bounds or records one packet-level run, not a serving run "

@@ -212,7 +212,7 @@ static std::vector<KeySpec> core_keys() {
         integer("sim.max_events", 1, 1e18, "no limit (check shows the estimate)", "events to simulate at most; reaching it ends the run with exit 3 and the unfinished messages listed"),
         number("sim.max_memory_gb", 1e-3, 1e9, "3/4 of what the process may use (machine, ulimit, cgroup)", "a run whose memory estimate (shown by check and topo) exceeds this is refused before anything is built"),
         number("sim.sample_us", 0, 1e9, "0 (off)", "every this many us, record each egress queue that holds bytes or is paused (queues.csv under --out)"),
-        integer("sim.replicates", 1, 1000, "1", "seeds run (seed, seed + 1, ...): results keep the first seed's detail; each headline number K of decode, prefill and training becomes the mean, with K_ci95 the half-width of its 95 % interval"),
+        integer("sim.replicates", 1, 1000, "1", "seeds run (seed, seed + 1, ...): results keep the first seed's detail; each headline number K of decode, prefill, training and serving becomes the mean, with K_ci95 the half-width of its 95 % interval"),
         partitions,
         integer("sim.threads", 1, 1024, "1", "threads that simulate one run's partitions together; results are identical to one thread's (an execution setting: not in resolved_scenario)"),
         integer("sim.sample_rows", 1, 1e8, "1000000", "at most this many queue samples (results.json samples.truncated says if reached)"),

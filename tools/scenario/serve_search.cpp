@@ -38,6 +38,10 @@ ServeSearchResult serve_search(const Scenario& s, const ServeSearchOptions& o, b
         throw s.error_at("serving.arrival.kind",
                          "serve-search varies a Poisson rate, and this scenario replays a trace "
                          "(expected arrival: {kind: poisson, rate_per_s: R})");
+    if (s.sim.replicates > 1)
+        throw s.error_at("sim.replicates",
+                         "serve-search runs each probe under one seed (expected 1, or a "
+                         "search per seed with --set seed=N)");
     (void)prepare_serving(s);  // the deployment and the fabric checked before anything runs
     PacketStepTimes steps(s, progress);
     ServeSearchResult r;

@@ -1,5 +1,7 @@
 #include "tools/scenario/serving_run.hpp"
 
+#include "tools/scenario/replicates.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -12,6 +14,7 @@
 #include "tools/scenario/build.hpp"
 #include "tools/scenario/estimate.hpp"
 #include "tools/scenario/output_files.hpp"
+#include "tools/scenario/replicates.hpp"
 #include "tools/scenario/wall_estimate.hpp"
 #include "topologies/cost_model.hpp"
 #include "traffic/serving_requests.hpp"
@@ -186,7 +189,19 @@ Json kv_slowdown_json(std::span<const StepRecord> steps) {
 
 ServingRunOutcome execute_serving(const Scenario& s, const ServingInput& in, bool progress) {
     PacketStepTimes steps(s, progress);
-    return execute_serving(s, in, steps);
+    ServingRunOutcome first = execute_serving(s, in, steps);
+    if (s.sim.replicates <= 1) return first;
+    // Every seed its own requests, MTP draws and step runs (the gating and placements change
+    // with the seed, so the step cache is not shared).
+    std::vector<Json> all = {first.results};
+    for (std::uint32_t i = 1; i < s.sim.replicates; ++i) {
+        Scenario r = s;
+        r.seed = s.seed + i;
+        PacketStepTimes own(r, progress);
+        all.push_back(execute_serving(r, prepare_serving(r), own).results);
+    }
+    summarise_serving_replicates(first.results, all);
+    return first;
 }
 
 ServingRunOutcome execute_serving(const Scenario& s, const ServingInput& in,
