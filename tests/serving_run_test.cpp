@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <sstream>
+
 #include <nlohmann/json.hpp>
 
 #include "support.hpp"
@@ -388,4 +390,44 @@ TEST_CASE(
         run_cli("serve-search " + (dir / "s.yaml").string() + " --set sim.replicates=2");
     CHECK(bad.exit_code == 2);
     CHECK(bad.err.find("sim.replicates") != std::string::npos);
+}
+
+TEST_CASE(
+    "a sweep of serving scenarios ranks fabrics by a serving objective, each point what a run "
+    "of it gives, and check refuses a key serving does not report",
+    "[serving][system][long]") {
+    const auto dir = temp_dir("serving-sweep");
+    std::string base;
+    std::istringstream lines(kServing);
+    for (std::string line; std::getline(lines, line);)
+        if (line.rfind("name:", 0) != 0) base += "  " + line + "\n";
+    const std::string sweep = "name: serving-fabrics\nseeds: 1\nbase:\n" + base +
+                              "zip:\n  topology:\n    - {kind: mpft}\n    - {kind: ft2}\n"
+                              "objective: {key: serving.goodput_rps_per_musd, goal: max}\n";
+    write_text(dir / "sweep.yaml", sweep);
+    const auto checked = run_cli("check " + (dir / "sweep.yaml").string());
+    INFO(checked.err);
+    CHECK(checked.exit_code == 0);
+    const auto r = run_cli("sweep " + (dir / "sweep.yaml").string() + " --quiet --out " +
+                           (dir / "out").string());
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    const nlohmann::json j = nlohmann::json::parse(read_text(dir / "out" / "results.json"));
+    REQUIRE(j["points"].size() == 2);
+    const nlohmann::json alone = run_serving("sweep-point", kServing);
+    const nlohmann::json& m = j["points"][0]["metrics"];
+    CHECK(j["points"][0]["status"] == "completed");
+    CHECK(m["objective"]["mean"].get<double>() ==
+          Approx(alone["serving"]["goodput_rps_per_musd"].get<double>()));
+    CHECK(m["cluster_cost_usd"]["mean"].get<double>() ==
+          Approx(alone["serving"]["cost_usd"]["cluster"].get<double>()));
+    // Another fabric, another price.
+    CHECK(j["points"][1]["metrics"]["cluster_cost_usd"]["mean"] != m["cluster_cost_usd"]["mean"]);
+    std::string bad = sweep;
+    bad.replace(bad.find("serving.goodput_rps_per_musd"), 28, "serving.goodput");
+    write_text(dir / "bad.yaml", bad);
+    const auto refused = run_cli("check " + (dir / "bad.yaml").string());
+    CHECK(refused.exit_code == 2);
+    CHECK(refused.err.find("objective") != std::string::npos);
+    CHECK(refused.err.find("serving.goodput_rps") != std::string::npos);  // what it could be
 }

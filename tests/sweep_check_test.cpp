@@ -22,6 +22,12 @@ TEST_CASE("check passes every shipped sweep file with an estimate of what it wou
         INFO(r.err);
         CHECK(r.exit_code == 0);
         CHECK(r.out.find(": ok (") != std::string::npos);
+        // A serving sweep simulates the step shapes its requests need: no formula counts them.
+        if (f.path().filename().string().rfind("serving-", 0) == 0) {
+            CHECK(r.out.find("memory about") != std::string::npos);
+            CHECK(r.out.find("events and wall time not estimated") != std::string::npos);
+            continue;
+        }
         CHECK(r.out.find("events; memory about") != std::string::npos);
         CHECK(r.out.find("wall time about") != std::string::npos);
     }

@@ -6,6 +6,7 @@
 
 #include "tools/scenario/moe_results.hpp"
 #include "tools/scenario/results_json.hpp"
+#include "tools/scenario/serving_run.hpp"
 
 namespace clustersim {
 namespace {
@@ -95,6 +96,7 @@ void numeric_leaves(const Json& j, const std::string& prefix, std::vector<std::s
 }  // namespace
 
 std::vector<std::string> result_keys(const Scenario& s) {
+    if (s.serving.set) return serving_result_keys();
     std::vector<std::string> keys(kTopologyKeys.begin(), kTopologyKeys.end());
     if (s.workload.kind.empty()) return keys;  // cost only: the inventory
     keys.insert(keys.end(), kRunKeys.begin(), kRunKeys.end());

@@ -121,6 +121,37 @@ ServingCheck check_serving(const Scenario& s) {
     return c;
 }
 
+std::uint64_t serving_memory_bytes(const ServingCheck& c) {
+    return std::max(c.decode.run.memory_bytes(), c.prefill.run.memory_bytes());
+}
+
+std::vector<std::string> serving_result_keys() {
+    return {"serving.requests.",
+            "serving.ttft_ms.",
+            "serving.tpot_ms.",
+            "serving.e2e_ms.",
+            "serving.queue_ms.",
+            "serving.goodput_rps",
+            "serving.slo_attainment",
+            "serving.tokens_per_s_per_gpu",
+            "serving.tokens_per_s_per_node",
+            "serving.cost_usd.",
+            "serving.tokens_per_s_per_musd",
+            "serving.goodput_rps_per_musd",
+            "serving.output_tokens",
+            "serving.kv_transfer_ms.",
+            "serving.kv_slowdown.",
+            "serving.decode_batch.",
+            "serving.steps.",
+            "serving.in_system_mean",
+            "serving.end_s",
+            "serving.gpus",
+            "serving.step_simulations",
+            "serving.step_cache_hits",
+            "sim.step_events",
+            "sim.wall_s"};
+}
+
 Json serving_check_json(const std::string& file, const Scenario& s, const ServingCheck& c) {
     Json j;
     j["tool"] = tool_json();

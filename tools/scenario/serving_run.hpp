@@ -35,6 +35,10 @@ struct ServingCheck {
     ScenarioEstimate decode, prefill;  // at the decode instance's room, the prefill budget
 };
 ServingCheck check_serving(const Scenario& s);
+/// The memory its largest step run needs (a serving run makes one packet-level run at a time).
+std::uint64_t serving_memory_bytes(const ServingCheck& c);
+/// The numeric keys of its results (sweep objectives); families end in '.'.
+std::vector<std::string> serving_result_keys();
 Json serving_check_json(const std::string& file, const Scenario& s, const ServingCheck& c);
 std::string serving_check_line(const std::string& file, const Scenario& s, const ServingCheck& c);
 

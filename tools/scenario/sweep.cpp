@@ -24,6 +24,7 @@
 #include "tools/scenario/pareto.hpp"
 #include "tools/scenario/replicates.hpp"  // ci95_half_width
 #include "tools/scenario/run.hpp"
+#include "tools/scenario/serving_run.hpp"
 #include "tools/scenario/settle_layers.hpp"
 
 namespace clustersim {
@@ -61,6 +62,14 @@ Json metrics_of(const Scenario& s, const Json& r, const std::string& objective) 
     copy("busbw_GBps", "bandwidth.busbw_GBps");
     copy("tpot_ms", "decode.tpot_ms");
     copy("tokens_per_s_per_gpu", "decode.tokens_per_s_per_gpu");
+    if (r.contains("serving")) {  // a serving run prices its own deployment
+        copy("cost_usd", "serving.cost_usd.fabric");
+        copy("cluster_cost_usd", "serving.cost_usd.cluster");
+        copy("tokens_per_s_per_gpu", "serving.tokens_per_s_per_gpu");
+        copy("tokens_per_s_per_musd", "serving.tokens_per_s_per_musd");
+        if (!objective.empty()) copy("objective", objective);
+        return m;
+    }
     // The cluster: the fabric plus its servers at the node preset's price (an assumption,
     // models/data/prices.yaml); bare NICs price the fabric alone.
     const double nics =
@@ -136,6 +145,16 @@ Json run_point(const SweepSpec& spec, const SweepPoint& point) {
     Json rec;
     rec["sets"] = sets_json(point);
     Json runs = Json::array();
+    // One seed's run: its whole results.json and its headline metrics beside it.
+    auto add_run = [&](const Scenario& s, const Json& results) {
+        Json run;
+        run["seed"] = s.seed;
+        run["status"] = results["status"];
+        run["metrics"] = metrics_of(s, results, spec.objective);
+        run["results"] = results;
+        runs.push_back(std::move(run));
+        return results["status"] == "completed";
+    };
     try {
         for (std::uint32_t k = 0; k < spec.seeds; ++k) {
             Scenario s = load_scenario_text(
@@ -157,23 +176,19 @@ Json run_point(const SweepSpec& spec, const SweepPoint& point) {
                 Json results;
                 results["status"] = "completed";
                 results["topology"] = inventory_json(s, t, topology_cost(s, t));
-                Json run;
-                run["seed"] = s.seed;
-                run["status"] = "completed";
-                run["metrics"] = metrics_of(s, results, spec.objective);
-                run["results"] = std::move(results);
-                runs.push_back(run);
+                add_run(s, results);
                 break;  // nothing random in a price
+            }
+            if (s.serving.set) {  // requests over time, each step's time from its shape's run
+                if (!add_run(s, execute_serving(s, prepare_serving(s), false).results)) {
+                    rec["error"] = "requests still in flight when the run stopped";
+                    break;
+                }
+                continue;
             }
             PreparedRun prepared = prepare_run(s);
             const RunOutcome o = execute_settled(s, prepared, false);
-            Json run;
-            run["seed"] = s.seed;
-            run["status"] = o.results["status"];
-            run["metrics"] = metrics_of(s, o.results, spec.objective);
-            run["results"] = o.results;
-            runs.push_back(run);
-            if (o.results["status"] != "completed") {
+            if (!add_run(s, o.results)) {
                 // Why it stopped (a fault that failed the instance, a stall), as run says it:
                 // its first line.
                 const std::string why = run_stop_report(s, prepared, o.result);
@@ -273,6 +288,10 @@ void check_concurrent_memory(const SweepSpec& spec, const std::vector<SweepPoint
                 spec.base_text, spec.base_file.empty() ? spec.file : spec.base_file,
                 points[i].sets);
             limit = std::min(limit, memory_limit_bytes(s));
+            if (s.serving.set) {
+                need.push_back(serving_memory_bytes(check_serving(s)));
+                continue;
+            }
             const ScenarioEstimate e = estimate_scenario(s);
             need.push_back(e.has_workload ? e.run.memory_bytes() : 0);
         } catch (const InputError&) {

@@ -8,6 +8,7 @@
 #include "tools/scenario/build.hpp"
 #include "tools/scenario/estimate.hpp"
 #include "tools/scenario/result_keys.hpp"
+#include "tools/scenario/serving_run.hpp"
 #include "tools/scenario/wall_estimate.hpp"
 
 namespace clustersim {
@@ -101,6 +102,17 @@ SweepCheck check_sweep(const SweepSpec& spec) {
             c.runs += 1;
             continue;
         }
+        if (s.serving.set) {  // step runs as the step cache needs them: no count beforehand
+            try {
+                c.memory_bytes = std::max(c.memory_bytes, serving_memory_bytes(check_serving(s)));
+                c.runs += spec.seeds;
+                ++c.unestimated;
+            } catch (const InputError& e) {
+                add(locate(spec, point, e));
+                --c.valid_points;
+            }
+            continue;
+        }
         try {
             const ScenarioEstimate e = estimate_scenario(s);
             c.runs += spec.seeds;
@@ -128,6 +140,12 @@ SweepCheck check_sweep(const SweepSpec& spec) {
 
 std::string sweep_check_summary(const SweepSpec& spec, const SweepCheck& c, std::uint32_t threads) {
     const std::uint32_t t = std::max<std::uint32_t>(1, threads);
+    if (c.valid_points > 0 && c.unestimated == c.valid_points)  // serving or trace points
+        return fmt::format(
+            "{}: {} ({} points, {} valid; {} runs at {} seed{}; memory about {} per point; "
+            "events and wall time not estimated: no point has a size formula)",
+            spec.file, c.errors.empty() ? "ok" : "not ok", c.points, c.valid_points, c.runs,
+            spec.seeds, spec.seeds == 1 ? "" : "s", format_bytes(c.memory_bytes));
     std::string out = fmt::format(
         "{}: {} ({} points, {} valid; {} runs at {} seed{}; at most about {} events; memory about "
         "{} per "
