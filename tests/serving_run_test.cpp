@@ -58,11 +58,16 @@ void expect_serving_error(const std::string& name, const std::string& yaml,
     CHECK_FALSE(std::filesystem::exists(dir / "out" / "results.json"));
 }
 
-// The small deployment loaded as a scenario, for its step times alone.
-Scenario small_scenario(const std::string& name) {
+// The small deployment's file in a folder of its own.
+std::string small_file(const std::string& name) {
     const auto dir = temp_dir("serving-" + name);
     write_text(dir / "s.yaml", kServing);
-    return load_scenario((dir / "s.yaml").string(), {});
+    return (dir / "s.yaml").string();
+}
+
+// The small deployment loaded as a scenario, for its step times alone.
+Scenario small_scenario(const std::string& name) {
+    return load_scenario(small_file(name), {});
 }
 
 std::string with(const std::string& from, const std::string& to) {
@@ -309,8 +314,7 @@ TEST_CASE(
     "run at that rate gives",
     "[serving][system][long]") {
     const auto dir = temp_dir("serving-search");
-    write_text(dir / "s.yaml", kServing);
-    const auto r = run_cli("serve-search " + (dir / "s.yaml").string() +
+    const auto r = run_cli("serve-search " + small_file("search-file") +
                            " --json --attainment 0.8 --precision 0.1");
     INFO(r.err);
     REQUIRE(r.exit_code == 0);
@@ -430,4 +434,38 @@ TEST_CASE(
     CHECK(refused.exit_code == 2);
     CHECK(refused.err.find("objective") != std::string::npos);
     CHECK(refused.err.find("serving.goodput_rps") != std::string::npos);  // what it could be
+}
+
+TEST_CASE(
+    "serve-search --split searches each prefill:decode split and names the one taking the most "
+    "requests per second per million dollars",
+    "[serving][system][long]") {
+    const std::string search =
+        "serve-search " + small_file("split") + " --json --max-probes 3 --attainment 0.8";
+    // The dearer split first: a choice that kept the first would be caught.
+    const auto r = run_cli(search + " --split 1:2 --split 1:1");
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    const nlohmann::json j = nlohmann::json::parse(r.out)["serve_search_splits"];
+    REQUIRE(j["splits"].size() == 2);
+    double best = -1;
+    for (const auto& sp : j["splits"]) {
+        REQUIRE(sp["rate_per_s"].get<double>() > 0);
+        const double per_musd =
+            sp["rate_per_s"].get<double>() / sp["cluster_usd"].get<double>() * 1e6;
+        CHECK(sp["rate_per_musd"].get<double>() == Approx(per_musd));
+        CHECK(sp["gpus"] ==
+              16 * (sp["prefill_instances"].get<int>() + sp["decode_instances"].get<int>()));
+        best = std::max(best, per_musd);
+    }
+    CHECK(j["splits"][j["best"].get<std::size_t>()]["rate_per_musd"].get<double>() == Approx(best));
+    // A split is the search of the scenario with those instances.
+    const auto one = run_cli(search + " --set serving.deployment.decode.instances=2");
+    REQUIRE(one.exit_code == 0);
+    CHECK(j["best"] == 1);
+    CHECK(j["splits"][0]["search"]["probes"] ==
+          nlohmann::json::parse(one.out)["serve_search"]["probes"]);
+    const auto bad = run_cli(search + " --split 2:0");
+    CHECK(bad.exit_code == 2);
+    CHECK(bad.err.find("--split") != std::string::npos);
 }

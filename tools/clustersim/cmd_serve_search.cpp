@@ -17,17 +17,70 @@ namespace {
 struct ServeSearchCliOptions {
     ScenarioOptions scenario;
     ServeSearchOptions search;
+    std::vector<std::string> splits;  // P:D, prefill and decode instances
     std::string out_dir;
     bool quiet = false;
 };
 
+std::string split_text(const std::string& v) {
+    const auto colon = v.find(':');
+    const auto whole = [](const std::string& t) {
+        return !t.empty() && t.size() <= 6 &&
+               t.find_first_not_of("0123456789") == std::string::npos && t != "0" && t[0] != '0';
+    };
+    if (colon != std::string::npos && whole(v.substr(0, colon)) && whole(v.substr(colon + 1)))
+        return {};
+    return "'" + v.substr(0, 40) +
+           "' (expected PREFILL:DECODE instances, two whole numbers from 1, such as 2:1)";
+}
+
+// Each split: the scenario with those instance counts, searched on its own.
+int run_splits(const ServeSearchCliOptions& o) {
+    std::vector<ServeSplit> splits;
+    Json first;
+    for (const std::string& text : o.splits) {
+        const auto colon = text.find(':');
+        ScenarioOptions with = o.scenario;
+        with.sets.push_back("serving.deployment.prefill.instances=" + text.substr(0, colon));
+        with.sets.push_back("serving.deployment.decode.instances=" + text.substr(colon + 1));
+        const Scenario s = load(with);
+        if (s.serving.set && s.serving.deployment.kind != DeploymentKind::Disaggregated)
+            throw s.error_at("serving.deployment.kind",
+                             "--split divides a disaggregated deployment (expected kind: "
+                             "disaggregated)");
+        ServeSplit sp;
+        sp.prefill_instances = s.serving.deployment.prefill.instances;
+        sp.decode_instances = s.serving.deployment.decode.instances;
+        if (!o.quiet && !o.scenario.json)
+            fmt::print(stderr, "clustersim: serve-search: split {}\n", text);
+        sp.result = serve_search(s, o.search, !o.quiet && !o.scenario.json);
+        if (first.is_null()) first = sp.result.results;
+        splits.push_back(std::move(sp));
+    }
+    Json j;
+    j["tool"] = first["tool"];
+    j["scenario"] = first["scenario"];
+    j["seed"] = first["seed"];
+    j["serve_search_splits"] = split_search_json(splits);
+    for (std::size_t i = 0; i < splits.size(); ++i)
+        j["serve_search_splits"]["splits"][i]["search"] = splits[i].result.results["serve_search"];
+    if (!o.out_dir.empty())
+        write_file_atomically((std::filesystem::path(o.out_dir) / "results.json").string(),
+                              json_text(j, 2) + "\n");
+    if (o.scenario.json)
+        std::cout << json_text(j, 2) << "\n";
+    else if (!o.quiet)
+        std::cout << fmt::format("{} (seed {}): requests/s at the SLO target by split\n",
+                                 first["scenario"].get<std::string>(),
+                                 first["seed"].get<std::uint64_t>())
+                  << split_search_table(j["serve_search_splits"]);
+    return kExitOk;
+}
+
 int run(const ServeSearchCliOptions& o) {
-    const Scenario s = load(o.scenario);
-    if (!s.serving.set)
-        throw s.error_at("serving",
-                         "serve-search needs a serving: section (expected one; "
-                         "docs/serving.md)");
     if (!o.out_dir.empty()) prepare_output_dir(o.out_dir, {"results.json"});
+    if (!o.splits.empty()) return run_splits(o);
+    const Scenario s = load(o.scenario);
     const ServeSearchResult r = serve_search(s, o.search, !o.quiet && !o.scenario.json);
     if (!o.out_dir.empty())
         write_file_atomically((std::filesystem::path(o.out_dir) / "results.json").string(),
@@ -64,6 +117,10 @@ Subcommand add_serve_search(CLI::App& app) {
         ->check(share);
     sub->add_option("--max-probes", o->search.max_probes, "serving runs at most (default 12)")
         ->check(CLI::Range(1u, 64u));
+    sub->add_option("--split", o->splits,
+                    "search each prefill:decode split of instances, P:D (repeatable); the best "
+                    "takes the most requests/s per million dollars")
+        ->check(split_text);
     sub->add_option("--out", o->out_dir, "write results.json here")->check(non_empty_path);
     sub->add_flag("--quiet", o->quiet, "print nothing but errors");
     return {sub, [o] { return run(*o); }};

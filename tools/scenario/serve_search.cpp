@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "tools/scenario/serving_run.hpp"
 
@@ -34,6 +35,10 @@ ServeProbe probe(const Scenario& s, double rate, PacketStepTimes& steps, Json& s
 }  // namespace
 
 ServeSearchResult serve_search(const Scenario& s, const ServeSearchOptions& o, bool progress) {
+    if (!s.serving.set)
+        throw s.error_at("serving",
+                         "serve-search needs a serving: section (expected one; "
+                         "docs/serving.md)");
     if (s.serving.trace)
         throw s.error_at("serving.arrival.kind",
                          "serve-search varies a Poisson rate, and this scenario replays a trace "
@@ -137,6 +142,65 @@ std::string serve_search_table(const ServeSearchResult& r) {
     if (!r.bracketed)
         out += fmt::format("  not bracketed within {:.0f} % in {} probes\n",
                            100 * v["precision"].get<double>(), r.probes.size());
+    return out;
+}
+
+Json split_search_json(std::span<const ServeSplit> splits) {
+    Json rows = Json::array();
+    std::optional<std::size_t> best;
+    double best_per_musd = 0;
+    for (std::size_t i = 0; i < splits.size(); ++i) {
+        const ServeSplit& sp = splits[i];
+        const ServeSearchResult& r = sp.result;
+        const Json& at = r.best;
+        Json row;
+        row["prefill_instances"] = sp.prefill_instances;
+        row["decode_instances"] = sp.decode_instances;
+        row["rate_per_s"] = r.rate_per_s;
+        row["failed_rate_per_s"] = r.failed_rate_per_s;
+        row["bracketed"] = r.bracketed;
+        row["monotone"] = r.monotone;
+        row["probes"] = r.probes.size();
+        if (at.is_object()) {
+            const double gpus = at["gpus"].get<double>();
+            const double usd = at["cost_usd"]["cluster"].get<double>();
+            row["gpus"] = at["gpus"];
+            row["cluster_usd"] = usd;
+            row["rate_per_gpu"] = r.rate_per_s / gpus;
+            row["rate_per_musd"] = usd > 0 ? r.rate_per_s / usd * 1e6 : 0.0;
+            if (usd > 0 && (!best || r.rate_per_s / usd * 1e6 > best_per_musd)) {
+                best = i;
+                best_per_musd = r.rate_per_s / usd * 1e6;
+            }
+        } else {
+            row["gpus"] = nullptr;  // no probe met the target
+            row["cluster_usd"] = nullptr;
+            row["rate_per_gpu"] = nullptr;
+            row["rate_per_musd"] = nullptr;
+        }
+        rows.push_back(std::move(row));
+    }
+    Json j;
+    j["splits"] = rows;
+    j["best"] = best ? Json(*best) : Json(nullptr);
+    return j;
+}
+
+std::string split_search_table(const Json& j) {
+    std::string out = fmt::format("  {:>9}{:>9}{:>7}{:>12}{:>12}{:>14}{:>8}\n", "prefill", "decode",
+                                  "GPUs", "req/s", "req/s/GPU", "req/s per $M", "best");
+    auto cell = [](const Json& v, const char* f) {
+        return v.is_null() ? std::string("-") : fmt::format(fmt::runtime(f), v.get<double>());
+    };
+    for (std::size_t i = 0; i < j["splits"].size(); ++i) {
+        const Json& r = j["splits"][i];
+        out += fmt::format("  {:>9}{:>9}{:>7}{:>12}{:>12}{:>14}{:>8}\n",
+                           r["prefill_instances"].get<std::uint32_t>(),
+                           r["decode_instances"].get<std::uint32_t>(), cell(r["gpus"], "{:.0f}"),
+                           cell(r["rate_per_s"], "{:.4g}"), cell(r["rate_per_gpu"], "{:.4f}"),
+                           cell(r["rate_per_musd"], "{:.3f}"),
+                           !j["best"].is_null() && j["best"].get<std::size_t>() == i ? "*" : "");
+    }
     return out;
 }
 

@@ -7,6 +7,8 @@
 // with the rate but for the batching it changes), and every probe shares one step cache: a
 // probe simulates only the step shapes no probe before it met.
 #include <cstdint>
+#include <span>
+#include <string>
 #include <vector>
 
 #include "tools/scenario/results_json.hpp"
@@ -48,5 +50,16 @@ ServeSearchResult serve_search(const Scenario& s, const ServeSearchOptions& o, b
 
 /// The lines `serve-search` prints.
 std::string serve_search_table(const ServeSearchResult& r);
+
+/// `serve-search --split P:D ...`: the search run for each prefill:decode split of instances;
+/// the best split is the one taking the most requests/s at the target per million dollars of
+/// its deployment (fabric and servers).
+struct ServeSplit {
+    std::uint32_t prefill_instances = 0;
+    std::uint32_t decode_instances = 0;
+    ServeSearchResult result;
+};
+Json split_search_json(std::span<const ServeSplit> splits);
+std::string split_search_table(const Json& splits_json);
 
 }  // namespace clustersim
