@@ -190,6 +190,19 @@ TEST_CASE(
     CHECK(static_cast<double>(steps.decodes[0].kv_bytes) == Approx(cache));  // all still to go
     CHECK(static_cast<double>(steps.decodes[1].kv_bytes) == Approx(cache * 9.9 / 30));
     CHECK(out.steps[1].kv_bytes == steps.prefills[1].kv_bytes);
+    // Caches leaving two GPUs of one instance: the step is told the busiest NIC's bytes, not
+    // their sum. X (100 tokens) is prefilled alone (0 to 20.05 ms) and leaves GPU 0 until
+    // 50.05 ms; A (1000) and B (2000) share the next step (to 41.55 ms): A waits for GPU 0
+    // (all of it to go), B leaves GPU 1 until 71.55 ms. C's prefill starts at 45 ms: GPU 0 has
+    // X's last 5.05 ms and all of A (71.5 MB), GPU 1 B's last 26.55 ms (124.4 MB).
+    LinearSteps two;
+    two.kv = Time::from_us(30'000);
+    (void)simulate_serving(d,
+                           std::vector<ServingRequest>{at_ms(0, 100, 4), at_ms(1, 1000, 4),
+                                                       at_ms(1, 2000, 4), at_ms(45, 100, 4)},
+                           two, 1);
+    REQUIRE(two.prefills.size() == 3);
+    CHECK(static_cast<double>(two.prefills[2].kv_bytes) == Approx(2000.0 * 70272 * 26.55 / 30));
     // Over the storage network the expert traffic's NICs carry none of it.
     LinearSteps stored;
     d.kv_via = KvVia::Storage;

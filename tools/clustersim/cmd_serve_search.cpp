@@ -36,6 +36,12 @@ std::string split_text(const std::string& v) {
 
 // Each split: the scenario with those instance counts, searched on its own.
 int run_splits(const ServeSearchCliOptions& o) {
+    // The kind first: a colocated scenario has no prefill instances to set.
+    if (const Scenario base = load(o.scenario);
+        base.serving.set && base.serving.deployment.kind != DeploymentKind::Disaggregated)
+        throw base.error_at("serving.deployment.kind",
+                            "--split divides a disaggregated deployment (expected kind: "
+                            "disaggregated)");
     std::vector<ServeSplit> splits;
     Json first;
     for (const std::string& text : o.splits) {
@@ -44,10 +50,6 @@ int run_splits(const ServeSearchCliOptions& o) {
         with.sets.push_back("serving.deployment.prefill.instances=" + text.substr(0, colon));
         with.sets.push_back("serving.deployment.decode.instances=" + text.substr(colon + 1));
         const Scenario s = load(with);
-        if (s.serving.set && s.serving.deployment.kind != DeploymentKind::Disaggregated)
-            throw s.error_at("serving.deployment.kind",
-                             "--split divides a disaggregated deployment (expected kind: "
-                             "disaggregated)");
         ServeSplit sp;
         sp.prefill_instances = s.serving.deployment.prefill.instances;
         sp.decode_instances = s.serving.deployment.decode.instances;

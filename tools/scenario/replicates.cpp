@@ -81,6 +81,10 @@ void summarise_serving_replicates(Json& first, std::span<const Json> all) {
         v[std::string(k) + "_ci95"] = half;
     }
     v["replicates"] = all.size();
+    // Seeds whose run did not drain (their requests still in flight) are in the means: said.
+    std::size_t stalled = 0;
+    for (const Json& doc : all) stalled += doc["status"] != "completed";
+    if (stalled > 0) v["replicates_stalled"] = stalled;
 }
 
 RunOutcome run_replicates(const Scenario& s, PreparedRun& prepared, bool progress) {

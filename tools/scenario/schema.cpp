@@ -11,13 +11,13 @@
 #include "models/congestion/congestion_controls.hpp"
 #include "models/network/partitions.hpp"
 #include "models/routing/routing_policy.hpp"
+#include "models/serving/serving_deployment.hpp"
 #include "sim/registry.hpp"
 #include "tools/scenario/scenario.hpp"
 #include "topologies/topology_kinds.hpp"
 #include "traffic/moe_gating.hpp"
 #include "traffic/moe_workload.hpp"
 #include "traffic/request_contexts.hpp"
-#include "models/serving/serving_deployment.hpp"
 #include "traffic/workload_kinds.hpp"
 
 namespace clustersim {

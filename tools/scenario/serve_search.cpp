@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "tools/scenario/serving_run.hpp"
+#include "traffic/serving_requests.hpp"
 
 namespace clustersim {
 namespace {
@@ -30,6 +31,13 @@ ServeProbe probe(const Scenario& s, double rate, PacketStepTimes& steps, Json& s
     p.meets = o.results["status"] == "completed" && p.slo_attainment >= attainment;
     serving = v;
     return p;
+}
+
+// Whether the scenario's seed draws any request at `rate` within its arrival window (at a low
+// enough rate none arrives, and there is nothing to serve).
+bool any_request(const Scenario& s, double rate) {
+    return !poisson_requests(rate, s.serving.duration_s, s.serving.prompt, s.serving.output, s.seed)
+                .empty();
 }
 
 }  // namespace
@@ -68,14 +76,13 @@ ServeSearchResult serve_search(const Scenario& s, const ServeSearchOptions& o, b
         if (!p.meets && (hi == 0 || rate < hi)) hi = rate;
         return p.meets;
     };
-    // The smallest rate worth probing: one request over the arrival window.
-    const double floor_rate = 1.0 / std::max(s.serving.duration_s, 1e-9);
     double rate = s.serving.rate_per_s;
     if (run(rate)) {
         while (r.probes.size() < o.max_probes && run(rate *= 2)) {
         }
     } else {
-        while (r.probes.size() < o.max_probes && rate / 2 >= floor_rate && !run(rate /= 2)) {
+        // Down while a request still arrives: below that, no rate meets the target.
+        while (r.probes.size() < o.max_probes && any_request(s, rate / 2) && !run(rate /= 2)) {
         }
     }
     while (lo > 0 && hi > 0 && (hi - lo) / hi > o.precision && r.probes.size() < o.max_probes)

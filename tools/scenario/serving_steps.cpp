@@ -205,7 +205,13 @@ StepTime PacketStepTimes::step(What what, std::uint64_t size, std::uint64_t cont
         // The fraction of the step the KV bytes in flight take (alone) through its busiest NIC
         // scales what a stream lasting the whole step adds. A difference below the runs' noise
         // can come out negative: taken as none.
-        const double share = std::min(1.0, interpolated_ms(What::Transfer, kv_bytes, 0) / alone_ms);
+        // The bytes' time alone from the transfer grid, also with the cache off: the bytes in
+        // flight are a fraction of a transfer, all but never the same twice.
+        const auto [b0, b1] = half_octave_bracket(kv_bytes);
+        const double transfer_ms =
+            lerp(simulated(What::Transfer, b0, 0, false).time_ms,
+                 simulated(What::Transfer, b1, 0, false).time_ms, b0, b1, kv_bytes);
+        const double share = std::min(1.0, transfer_ms / alone_ms);
         slowdown_ms = share * std::max(0.0, kv_delta_ms(what, size, context));
     }
     if (runs_.size() == before) ++hits_;
