@@ -166,12 +166,16 @@ double lerp(double a, double b, std::uint64_t lo, std::uint64_t hi, std::uint64_
 }
 }  // namespace
 
+double PacketStepTimes::grid_transfer_ms(std::uint64_t bytes) {
+    const auto [b0, b1] = half_octave_bracket(bytes);
+    return lerp(simulated(What::Transfer, b0, 0, false).time_ms,
+                simulated(What::Transfer, b1, 0, false).time_ms, b0, b1, bytes);
+}
+
 double PacketStepTimes::interpolated_ms(What what, std::uint64_t size, std::uint64_t context) {
     if (!s_.serving.step_cache) return simulated(what, size, context, false).time_ms;
+    if (what == What::Transfer) return grid_transfer_ms(size);
     const auto [s0, s1] = half_octave_bracket(size);
-    if (what == What::Transfer)
-        return lerp(simulated(what, s0, 0, false).time_ms, simulated(what, s1, 0, false).time_ms,
-                    s0, s1, size);
     // A step's time is affine in its context (only attention reads it, at a rate its roofline
     // fixes: docs/serving.md): the line through two reference contexts.
     auto on_line = [&](std::uint64_t sz) {
@@ -207,11 +211,7 @@ StepTime PacketStepTimes::step(What what, std::uint64_t size, std::uint64_t cont
         // can come out negative: taken as none.
         // The bytes' time alone from the transfer grid, also with the cache off: the bytes in
         // flight are a fraction of a transfer, all but never the same twice.
-        const auto [b0, b1] = half_octave_bracket(kv_bytes);
-        const double transfer_ms =
-            lerp(simulated(What::Transfer, b0, 0, false).time_ms,
-                 simulated(What::Transfer, b1, 0, false).time_ms, b0, b1, kv_bytes);
-        const double share = std::min(1.0, transfer_ms / alone_ms);
+        const double share = std::min(1.0, grid_transfer_ms(kv_bytes) / alone_ms);
         slowdown_ms = share * std::max(0.0, kv_delta_ms(what, size, context));
     }
     if (runs_.size() == before) ++hits_;

@@ -59,6 +59,7 @@ class PacketStepTimes final : public StepTimes {
     const StepSimulation& simulated(What what, std::uint64_t size, std::uint64_t context,
                                     bool with_kv);
     double interpolated_ms(What what, std::uint64_t size, std::uint64_t context);
+    double grid_transfer_ms(std::uint64_t bytes);  // between the half-octave grid's sizes
     double kv_delta_ms(What what, std::uint64_t size, std::uint64_t context);
     StepTime step(What what, std::uint64_t size, std::uint64_t context, std::uint64_t kv_bytes);
     StepSimulation run_step(What what, std::uint64_t per_gpu, std::uint64_t context,
