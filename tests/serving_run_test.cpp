@@ -178,8 +178,8 @@ TEST_CASE(
         const double ms = shape["time_ms"].get<double>();
         const std::string what = shape["what"].get<std::string>();
         if (shape.value("kv_bytes", std::uint64_t{0}) > 0) continue;  // a step beside a KV stream
-        const Time t = what == "prefill"  ? grid.prefill({size, context}).total
-                       : what == "decode" ? grid.decode({size, context}).total
+        const Time t = what == "prefill"  ? grid.prefill({size, context, 0, {}}).total
+                       : what == "decode" ? grid.decode({size, context, 0, {}}).total
                                           : grid.kv_transfer(size);
         INFO(what << " " << size << " " << context);
         CHECK(t.ms() == Approx(ms).epsilon(0.03));
@@ -203,7 +203,7 @@ TEST_CASE(
             s.seed = seed;
             PacketStepTimes steps(s, false);
             const StepTime t =
-                prefill ? steps.prefill({96, 1024, cache}) : steps.decode({2, 1024, cache});
+                prefill ? steps.prefill({96, 1024, cache, {}}) : steps.decode({2, 1024, cache, {}});
             double alone = 0, beside = 0;
             for (const StepSimulation& r : steps.simulations()) {
                 // The step alone and beside the stream, both at the first reference context.
@@ -228,8 +228,8 @@ TEST_CASE(
     s.seed = 1;
     s.serving.deployment.kv_via = KvVia::Storage;
     PacketStepTimes stored(s, false);
-    CHECK(stored.decode({2, 1024, cache}).kv_slowdown == Time::zero());
-    CHECK(stored.prefill({96, 1024, cache}).kv_slowdown == Time::zero());
+    CHECK(stored.decode({2, 1024, cache, {}}).kv_slowdown == Time::zero());
+    CHECK(stored.prefill({96, 1024, cache, {}}).kv_slowdown == Time::zero());
     for (const StepSimulation& r : stored.simulations()) CHECK(r.kv_bytes == 0);
 }
 
@@ -471,4 +471,176 @@ TEST_CASE(
     const auto bad = run_cli(search + " --split 2:0");
     CHECK(bad.exit_code == 2);
     CHECK(bad.err.find("--split") != std::string::npos);
+}
+
+namespace {
+// The small deployment with windows of 0.1 s and these faults (and workload keys).
+std::string with_faults(const std::string& faults, const std::string& workload = "") {
+    return with("simulated_layers: 2}", "simulated_layers: 2" + workload + "}") +
+           "  timeline_s: 0.1\nfaults:\n" + faults;
+}
+
+const nlohmann::json& window_at(const nlohmann::json& v, double start_s) {
+    for (const nlohmann::json& w : v["timeline"]["windows"])
+        if (std::abs(w["start_s"].get<double>() - start_s) < 1e-9) return w;
+    FAIL("no window at " << start_s);
+    return v;
+}
+
+// arrived = finished + failed, also in the timeline's windows.
+void check_accounted(const nlohmann::json& v) {
+    const auto& r = v["requests"];
+    CHECK(r["in_flight"].get<std::uint64_t>() == 0);
+    CHECK(r["arrived"].get<std::uint64_t>() ==
+          r["finished"].get<std::uint64_t>() + r["failed"].get<std::uint64_t>());
+    std::uint64_t arrived = 0, finished = 0, failed = 0;
+    for (const nlohmann::json& w : v["timeline"]["windows"]) {
+        arrived += w["arrived"].get<std::uint64_t>();
+        finished += w["finished"].get<std::uint64_t>();
+        failed += w["failed"].get<std::uint64_t>();
+    }
+    CHECK(arrived == r["arrived"].get<std::uint64_t>());
+    CHECK(finished == r["finished"].get<std::uint64_t>());
+    CHECK(failed == r["failed"].get<std::uint64_t>());
+}
+}  // namespace
+
+TEST_CASE(
+    "a GPU slowed during serving shows in its own kind's steps, in the timeline's windows it "
+    "lasts, the same under the seed",
+    "[serving][faults][system]") {
+    const std::string decode_gpu =
+        "  - {kind: gpu_slow, target: {gpu: 20}, factor: 2, at_us: 300000, until_us: 600000}\n";
+    const nlohmann::json a = run_serving("slow-decode", with_faults(decode_gpu));
+    const nlohmann::json& v = a["serving"];
+    check_accounted(v);
+    CHECK(v["requests"]["failed"] == 0);
+    const nlohmann::json& f = v["faults"][0];
+    CHECK(f["effect"] == "steps");
+    CHECK(f["steps_of"] == nlohmann::json::array({"decode"}));
+    CHECK(f["transient_steps"] == 0);  // nothing to react to
+    CHECK(f["steps"].get<std::uint64_t>() > 0);
+    // Each decode step waits for the slow GPU: about twice as long while it lasts.
+    const double before = window_at(v, 0.1)["tpot_ms"]["p50"].get<double>();
+    for (const double t : {0.3, 0.4, 0.5})
+        CHECK(window_at(v, t)["tpot_ms"]["p50"].get<double>() > 1.5 * before);
+    CHECK(window_at(v, 0.8)["tpot_ms"]["p50"].get<double>() == Approx(before).epsilon(0.02));
+    for (const nlohmann::json& shape : v["step_shapes"])
+        if (shape.contains("faults")) CHECK(shape["what"] == "decode");
+    const nlohmann::json b = run_serving("slow-decode-again", with_faults(decode_gpu));
+    CHECK(b["serving"] == a["serving"]);
+    CHECK(b["files"] == a["files"]);
+    // --baseline: the healthy twin is the run without the fault (a slow GPU drops nothing, so
+    // the transport is the same), and delta the difference.
+    const nlohmann::json c =
+        run_serving("slow-decode-baseline", with_faults(decode_gpu), "--baseline");
+    const nlohmann::json healthy = run_serving("healthy", kServing);
+    CHECK(c["serving"] == a["serving"]);
+    CHECK(c["baseline"]["serving"]["tpot_ms"] == healthy["serving"]["tpot_ms"]);
+    CHECK(c["baseline"]["serving"]["ttft_ms"] == healthy["serving"]["ttft_ms"]);
+    CHECK(c["delta"]["serving"]["tpot_ms"]["p50"].get<double>() ==
+          Approx(v["tpot_ms"]["p50"].get<double>() -
+                 healthy["serving"]["tpot_ms"]["p50"].get<double>()));
+    CHECK(c["delta"]["serving"]["tpot_ms"]["p99"].get<double>() > 0);
+    CHECK(c["delta"]["serving"]["ttft_ms"]["p50"].get<double>() == 0);  // prefill untouched
+    // A prefill GPU slows prefill steps alone.
+    const nlohmann::json p = run_serving(
+        "slow-prefill",
+        with_faults("  - {kind: gpu_slow, target: {gpu: 3}, factor: 2, at_us: 300000}\n"));
+    CHECK(p["serving"]["faults"][0]["steps_of"] == nlohmann::json::array({"prefill"}));
+    bool prefill_with = false;
+    for (const nlohmann::json& shape : p["serving"]["step_shapes"])
+        if (shape.contains("faults")) {
+            CHECK(shape["what"] == "prefill");
+            prefill_with = true;
+        }
+    CHECK(prefill_with);
+}
+
+TEST_CASE(
+    "a plane lost during serving stops the instances whose libraries abort, their requests "
+    "failing; rerouted, the first step after it waits out the queue pairs' timeout",
+    "[serving][faults][system][long]") {
+    const std::string plane =
+        "  - {kind: plane_down, target: {plane: 1}, at_us: 300000, until_us: 700000}\n";
+    const nlohmann::json fail = run_serving("plane-fail", with_faults(plane));
+    const nlohmann::json& v = fail["serving"];
+    check_accounted(v);
+    const nlohmann::json& f = v["faults"][0];
+    CHECK(f["failed_steps"].get<std::uint64_t>() >= 1);
+    CHECK(f["instances_stopped"] == 2);  // the prefill and the decode instance
+    CHECK(f["requests_failed"] == v["requests"]["failed"]);
+    CHECK(v["requests"]["failed"].get<std::uint64_t>() > 0);
+    for (const nlohmann::json& w : v["timeline"]["windows"]) {
+        const double t = w["start_s"].get<double>();
+        if (t < 0.3 - 1e-9 || t > 0.6 + 1e-9) CHECK(w["failed"] == 0);
+    }
+    // Back once the plane is: requests arriving after it finish.
+    CHECK(window_at(v, 0.8)["tpot_ms"]["p50"].get<double>() > 0);
+    const nlohmann::json rerouted =
+        run_serving("plane-reroute", with_faults(plane, ", on_plane_loss: reroute"));
+    const nlohmann::json& r = rerouted["serving"];
+    check_accounted(r);
+    CHECK(r["requests"]["failed"] == 0);
+    CHECK(r["faults"][0]["transient_steps"] == 2);  // each instance's first step with it
+    // Packets sent into the plane before the bond moved are lost; their queue pairs resend
+    // after the local ACK timeout, 4.096 us x 2^20 = 4.29 s (network.ack_timeout_exponent).
+    bool transient = false;
+    for (const nlohmann::json& shape : r["step_shapes"])
+        if (shape.contains("transient") && !shape["transient"].empty()) {
+            transient = true;
+            CHECK(shape["time_ms"].get<double>() > 4295);
+        }
+    CHECK(transient);
+}
+
+TEST_CASE("a NIC lost during serving stops the instance of its GPUs alone",
+          "[serving][faults][system]") {
+    // Two decode instances of 8: NIC 20 is GPU 20's, in decode instance 0 (GPUs 16 to 23).
+    const std::string two =
+        with_faults("  - {kind: nic_down, target: {nic: 20}, at_us: 300000, until_us: 700000}\n");
+    std::string y = two;
+    const std::string from = "decode: {ep_size: 16}";
+    y.replace(y.find(from), from.size(), "decode: {instances: 2, ep_size: 8}");
+    const nlohmann::json a = run_serving("nic", y);
+    const nlohmann::json& v = a["serving"];
+    check_accounted(v);
+    CHECK(v["faults"][0]["effect"] == "stops");
+    CHECK(v["faults"][0]["instances"] == nlohmann::json::array({"decode 0"}));
+    CHECK(v["faults"][0]["instances_stopped"] == 1);
+    // The other instance goes on: requests prefilled while instance 0 is down finish on 1.
+    std::istringstream csv(a["files"].get<std::string>());
+    std::string line;
+    std::getline(csv, line);
+    std::uint64_t on_one = 0;
+    while (std::getline(csv, line)) {
+        std::vector<std::string> c;
+        std::stringstream ls(line);
+        for (std::string x; std::getline(ls, x, ',');) c.push_back(x);
+        REQUIRE(c.size() == 12);
+        if (c[5].empty() || c[8].empty()) continue;  // no first token, or failed
+        const double first_us = std::stod(c[5]);
+        if (first_us > 300000 && first_us < 700000) {
+            CHECK(c[10] == "1");
+            ++on_one;
+        }
+    }
+    CHECK(on_one > 0);
+}
+
+TEST_CASE("bad faults in a serving run are one located line and exit 2",
+          "[serving][faults][input][system]") {
+    expect_serving_error(
+        "flap",
+        with_faults("  - {kind: link_flap, target: {tier: nic-leaf, count: 1}, period_us: 100, "
+                    "down_us: 10, until_us: 1000}\n"),
+        "faults[0].kind", "step boundaries");
+    expect_serving_error("gpu-outside",
+                         with_faults("  - {kind: gpu_slow, target: {gpu: 32}, factor: 2}\n"),
+                         "faults[0].target", "not in the deployment");
+    expect_serving_error("switch-outside",
+                         with_faults("  - {kind: switch_down, target: {switch: 100000}}\n"),
+                         "faults[0].target", "expected");
+    expect_serving_error("windows", with("duration_s: 1", "duration_s: 11\n  timeline_s: 0.001"),
+                         "serving.timeline_s", "10,000 windows");
 }

@@ -53,6 +53,7 @@ struct MoeRunSpec {
     std::uint32_t micro_batches = 2;
     std::uint32_t groups = 1;  // EP groups (data-parallel replicas), each placement.ep_size ranks
     bool spread = false;       // groups interleaved over the GPUs (else packed one after another)
+    std::uint32_t first_gpu = 0;  // rank 0 of group 0 is this GPU (a serving run's instances)
     std::uint32_t simulated_layers = 2;  // MoE layers simulated; the rest are extrapolated
     std::uint64_t kv_length = 4096;      // prefill and training: the prompt length
     KvLengthDistribution contexts;       // decode: each request's context length
@@ -71,9 +72,9 @@ struct MoeRunSpec {
         return traffic.tokens_per_gpu / (1 + mtp_draft_tokens);
     }
     std::uint64_t seed = 1;
-    // EP ranks lost for good (faults gpu_down, node_down): their experts served by redundant
-    // copies where placement has them; they hold no requests, so the step's tokens count only
-    // the live ranks (the scenario library zeroes their tasks: lose_ranks).
+    // EP ranks lost for good (faults gpu_down, node_down), as GPUs: their experts served by
+    // redundant copies where placement has them; they hold no requests, so the step's tokens
+    // count only the live ranks (the scenario library zeroes their tasks: lose_ranks).
     std::vector<std::uint32_t> lost_ranks;
 };
 

@@ -1,6 +1,7 @@
 #include "models/serving/serving_simulator.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <deque>
 #include <queue>
 #include <stdexcept>
@@ -11,13 +12,25 @@
 namespace clustersim {
 namespace {
 
-enum class Ev : std::uint8_t { Arrival, PrefillDone, KvDone, DecodeDone };
+enum class Ev : std::uint8_t {
+    Arrival,
+    PrefillDone,
+    KvDone,
+    DecodeDone,
+    FaultStart,
+    FaultEnd,
+    WakePrefill,  // a frozen instance thaws
+    WakeDecode,
+};
+
+constexpr std::uint32_t kNone32 = ~std::uint32_t{0};  // no instance
 
 struct Event {
     Time at;
     std::uint64_t sequence = 0;  // equal times: in the order scheduled
     Ev kind = Ev::Arrival;
     std::uint32_t target = 0;
+    std::uint32_t generation = 0;  // a step's end: the instance's, as the step began
     bool operator>(const Event& o) const { return at != o.at ? at > o.at : sequence > o.sequence; }
 };
 
@@ -47,17 +60,32 @@ struct Instance {
     std::uint32_t assigned = 0;       // decode: requests sent here and not finished
     std::uint32_t next_rank = 0;      // decode: the attention rank the next request takes
     std::size_t step = 0;             // the record of its step in progress
+    Time step_end;                    // and when it ends
     bool busy = false;
+    // Faults: a stopped instance is down (stopped_by: the fault blamed; by_step: a step that
+    // failed with it, so it tries again when the faults change); its generation counts its
+    // stops, so the events of what it did before are ignored. A frozen one starts no step
+    // before frozen_until. `seen`: the faults it has stepped with.
+    bool down = false;
+    bool by_step = false;
+    std::uint32_t stopped_by = 0;
+    std::uint32_t generation = 0;
+    Time frozen_until = Time::zero();
+    bool wake_pending = false;
+    std::uint64_t seen = 0;
 };
 
 class Run {
   public:
     Run(const ServingDeployment& d, std::span<const ServingRequest> requests, StepTimes& steps,
-        std::uint64_t seed)
-        : d_(d), req_(requests), steps_(steps), rng_(seed, "serving-mtp") {
+        std::uint64_t seed, std::span<const ServingFault> faults)
+        : d_(d), req_(requests), steps_(steps), rng_(seed, "serving-mtp"), faults_(faults) {
+        if (faults.size() > 64) throw std::invalid_argument("more than 64 serving faults");
         out_.requests.resize(requests.size());
+        out_.faults.resize(faults.size());
         left_.resize(requests.size());
         generated_.assign(requests.size(), 0);
+        kv_generation_.assign(requests.size(), 0);
         const bool dis = d.kind == DeploymentKind::Disaggregated;
         std::uint32_t gpu = 0;
         if (dis)
@@ -71,6 +99,16 @@ class Run {
         rx_free_.assign(ports, Time::zero());
         sending_.resize(ports);
         receiving_.resize(ports);
+        // Faults first: one at an arrival's time is there when the request arrives. Present
+        // from the start, a fault is in its steady state for every step (long reacted to).
+        for (std::uint32_t k = 0; k < faults.size(); ++k) {
+            schedule(faults[k].at, Ev::FaultStart, k);
+            if (faults[k].until != Time::never()) schedule(faults[k].until, Ev::FaultEnd, k);
+            if (faults[k].at == Time::zero() || !faults[k].reacts)
+                from_start_ |= std::uint64_t{1} << k;
+        }
+        for (Instance& in : prefill_) in.seen = from_start_;
+        for (Instance& in : decode_) in.seen = from_start_;  // nothing to react to: no transient
         for (std::uint32_t r = 0; r < requests.size(); ++r) {
             if (r > 0 && requests[r].arrival < requests[r - 1].arrival)
                 throw std::invalid_argument("serving requests out of arrival order");
@@ -91,17 +129,34 @@ class Run {
                     arrive(e.target);
                     break;
                 case Ev::PrefillDone:
-                    prefill_done(e.target);
+                    if (e.generation == prefillers()[e.target].generation) prefill_done(e.target);
                     break;
                 case Ev::KvDone:
                     kv_done(e.target);
                     break;
                 case Ev::DecodeDone:
-                    decode_done(e.target);
+                    if (e.generation == decode_[e.target].generation) decode_done(e.target);
+                    break;
+                case Ev::FaultStart:
+                    fault_start(e.target);
+                    break;
+                case Ev::FaultEnd:
+                    fault_end(e.target);
+                    break;
+                case Ev::WakePrefill:
+                    prefillers()[e.target].wake_pending = false;
+                    next_step(e.target);
+                    break;
+                case Ev::WakeDecode:
+                    decode_[e.target].wake_pending = false;
+                    if (colocated())
+                        next_step(e.target);
+                    else
+                        start_decode(e.target);
                     break;
             }
         }
-        out_.end = now_;
+        out_.end = last_done_;  // fault events after the last request are not part of the run
         return std::move(out_);
     }
 
@@ -113,16 +168,17 @@ class Run {
         return d_.decode_requests_per_gpu * in.ep_size;
     }
 
-    void schedule(Time at, Ev kind, std::uint32_t target) {
-        events_.push(Event{at, sequence_++, kind, target});
+    void schedule(Time at, Ev kind, std::uint32_t target, std::uint32_t generation = 0) {
+        events_.push(Event{at, sequence_++, kind, target, generation});
     }
 
     void arrive(std::uint32_t r) {
         ++in_system_;
         std::vector<Instance>& pool = prefillers();
-        std::uint32_t best = 0;
-        for (std::uint32_t i = 1; i < pool.size(); ++i)
-            if (load(pool[i]) < load(pool[best])) best = i;
+        std::uint32_t best = kNone32;
+        for (std::uint32_t i = 0; i < pool.size(); ++i)
+            if (!pool[i].down && (best == kNone32 || load(pool[i]) < load(pool[best]))) best = i;
+        if (best == kNone32) return fail(r, pool.front().stopped_by);  // every one stopped
         Instance& in = pool[best];
         left_[r] = req_[r].prompt_tokens;
         in.waiting.push_back(Chunk{r, req_[r].prompt_tokens});
@@ -139,6 +195,7 @@ class Run {
     // batch has room for them), else a decode step if anything decodes, else idle.
     void next_step(std::uint32_t i) {
         Instance& in = colocated() ? decode_[i] : prefill_[i];
+        if (in.busy || !may_step(in, i, !colocated())) return;
         if (colocated()) {
             const bool room = in.assigned < capacity(in);
             if (!in.waiting.empty() && room) return start_prefill(in, i);
@@ -176,14 +233,63 @@ class Run {
         const PrefillShape shape{
             static_cast<std::uint32_t>((total + in.ep_size - 1) / in.ep_size),
             static_cast<std::uint32_t>(weighted / static_cast<double>(total) + 0.5),
-            colocated() ? 0 : kv_in_flight(in, sending_)};
+            colocated() ? 0 : kv_in_flight(in, sending_), step_faults(in, true)};
         const StepTime took = steps_.prefill(shape);
-        in.busy = true;
+        begin_step(in, i, true, static_cast<std::uint32_t>(total), shape.tokens_per_gpu,
+                   shape.kv_bytes, shape.faults, took);
+    }
+
+    // The step's faults: those present now that change its kind's steps, and of them the ones
+    // new to this instance that the fabric reacts to.
+    StepFaults step_faults(Instance& in, bool prefill) {
+        StepFaults f;
+        for (std::uint32_t k = 0; k < faults_.size(); ++k) {
+            const ServingFault& x = faults_[k];
+            const bool mine = colocated() || (prefill ? x.prefill_steps : x.decode_steps);
+            if (x.effect == ServingFaultEffect::Steps && mine && x.present_at(now_))
+                f.present |= std::uint64_t{1} << k;
+        }
+        f.transient = f.present & ~in.seen;
+        in.seen |= f.present;
+        for (std::uint32_t k = 0; k < faults_.size(); ++k) {
+            if (!(f.present >> k & 1)) continue;
+            ++out_.faults[k].steps;
+            out_.faults[k].transient_steps += f.transient >> k & 1;
+        }
+        return f;
+    }
+
+    void begin_step(Instance& in, std::uint32_t i, bool prefill, std::uint32_t batch,
+                    std::uint32_t shape, std::uint64_t kv_bytes, StepFaults faults,
+                    const StepTime& took) {
         in.step = out_.steps.size();
-        out_.steps.push_back(StepRecord{now_, took.total, i, true,
-                                        static_cast<std::uint32_t>(total), shape.tokens_per_gpu, 0,
-                                        shape.kv_bytes, took.kv_slowdown});
-        schedule(now_ + took.total, Ev::PrefillDone, i);
+        out_.steps.push_back(StepRecord{now_, took.total, i, prefill, batch, shape, 0, kv_bytes,
+                                        took.kv_slowdown, faults.present, took.failed});
+        if (took.failed) {
+            // The library aborts: the instance stops, until the faults change.
+            for (std::uint32_t k = 0; k < faults_.size(); ++k)
+                out_.faults[k].failed_steps += faults.present >> k & 1;
+            out_.steps[in.step].duration = Time::zero();
+            const auto blamed = static_cast<std::uint32_t>(
+                std::countr_zero(faults.transient != 0 ? faults.transient : faults.present));
+            return stop(in, blamed, true);
+        }
+        in.busy = true;
+        in.step_end = now_ + took.total;
+        schedule(in.step_end, prefill ? Ev::PrefillDone : Ev::DecodeDone, i, in.generation);
+    }
+
+    // Whether the instance may begin a step now: not while stopped; while frozen, it wakes
+    // when the freeze ends.
+    bool may_step(Instance& in, std::uint32_t i, bool prefill_side) {
+        if (in.down) return false;
+        if (now_ < in.frozen_until) {
+            if (!in.wake_pending)
+                schedule(in.frozen_until, prefill_side ? Ev::WakePrefill : Ev::WakeDecode, i);
+            in.wake_pending = true;
+            return false;
+        }
+        return true;
     }
 
     void prefill_done(std::uint32_t i) {
@@ -218,12 +324,16 @@ class Run {
     // place in the step, dealt over the instance's ranks) to the decode instance with the
     // fewest requests, to its next attention rank.
     void send_kv(std::uint32_t r, const Instance& from, std::uint32_t place) {
-        std::uint32_t best = 0;
-        for (std::uint32_t i = 1; i < decode_.size(); ++i)
-            if (decode_[i].assigned < decode_[best].assigned) best = i;
+        std::uint32_t best = kNone32;
+        for (std::uint32_t i = 0; i < decode_.size(); ++i)
+            if (!decode_[i].down &&
+                (best == kNone32 || decode_[i].assigned < decode_[best].assigned))
+                best = i;
+        if (best == kNone32) return fail(r, decode_.front().stopped_by);  // none is up
         Instance& to = decode_[best];
         ++to.assigned;
         out_.requests[r].decode_instance = best;
+        kv_generation_[r] = to.generation;
         const std::uint32_t src_gpu = from.first_gpu + place % from.ep_size;
         const std::uint32_t dst_gpu = to.first_gpu + to.next_rank;
         to.next_rank = to.next_rank + 1 == to.ep_size ? 0 : to.next_rank + 1;
@@ -245,14 +355,17 @@ class Run {
 
     void kv_done(std::uint32_t r) {
         RequestTimes& t = out_.requests[r];
-        t.kv_ready = now_;
         Instance& in = decode_[t.decode_instance];
+        // Its instance stopped while the cache was on its way: the request failed with it.
+        if (in.generation != kv_generation_[r]) return fail(r, in.stopped_by);
+        t.kv_ready = now_;
         in.admit.push_back(r);
         if (!in.busy) start_decode(t.decode_instance);
     }
 
     void start_decode(std::uint32_t i) {
         Instance& in = decode_[i];
+        if (in.busy || !may_step(in, i, false)) return;
         while (!in.admit.empty() && in.running.size() < capacity(in)) {
             const std::uint32_t r = in.admit.front();
             in.admit.pop_front();
@@ -264,15 +377,11 @@ class Run {
         for (const std::uint32_t r : in.running) context += req_[r].prompt_tokens + generated_[r];
         const auto n = static_cast<std::uint32_t>(in.running.size());
         const std::uint32_t slots = in.ep_size * d_.micro_batches;
-        const DecodeShape shape{(n + slots - 1) / slots,
-                                static_cast<std::uint32_t>((context + n / 2) / n),
-                                colocated() ? 0 : kv_in_flight(in, receiving_)};
+        const DecodeShape shape{
+            (n + slots - 1) / slots, static_cast<std::uint32_t>((context + n / 2) / n),
+            colocated() ? 0 : kv_in_flight(in, receiving_), step_faults(in, false)};
         const StepTime took = steps_.decode(shape);
-        in.busy = true;
-        in.step = out_.steps.size();
-        out_.steps.push_back(StepRecord{now_, took.total, i, false, n, shape.requests_per_gpu, 0,
-                                        shape.kv_bytes, took.kv_slowdown});
-        schedule(now_ + took.total, Ev::DecodeDone, i);
+        begin_step(in, i, false, n, shape.requests_per_gpu, shape.kv_bytes, shape.faults, took);
     }
 
     void decode_done(std::uint32_t i) {
@@ -307,8 +416,110 @@ class Run {
 
     void finish(std::uint32_t r, Instance* decoder) {
         out_.requests[r].finish = now_;
+        last_done_ = now_;
         --in_system_;
         if (decoder) --decoder->assigned;
+    }
+
+    void fail(std::uint32_t r, std::uint32_t fault) {
+        RequestTimes& t = out_.requests[r];
+        if (t.failed != Time::never() || t.finish != Time::never()) return;
+        t.failed = now_;
+        last_done_ = now_;
+        --in_system_;
+        if (fault < faults_.size()) ++out_.faults[fault].requests_failed;
+    }
+
+    // The instance stops: every request it holds fails (those whose KV caches are on their way
+    // to it fail as the caches arrive: its generation changed), its step in flight is cut.
+    void stop(Instance& in, std::uint32_t fault, bool step_failed) {
+        if (in.down) return;
+        if (fault < faults_.size()) ++out_.faults[fault].instances_stopped;
+        if (in.busy) {
+            StepRecord& st = out_.steps[in.step];
+            st.duration = now_ - st.start;
+            st.failed = true;
+        }
+        for (const Chunk& c : in.prefilling) fail(c.request, fault);
+        for (const Chunk& c : in.waiting) fail(c.request, fault);
+        for (const std::uint32_t r : in.running) fail(r, fault);
+        for (const std::uint32_t r : in.admit) fail(r, fault);
+        in.prefilling.clear();
+        in.waiting.clear();
+        in.waiting_tokens = 0;
+        in.running.clear();
+        in.admit.clear();
+        in.assigned = 0;
+        in.busy = false;
+        in.down = true;
+        in.stopped_by = fault;
+        in.by_step = step_failed;
+        if (step_failed) stopped_by_step_fault_.push_back(&in);
+        ++in.generation;
+    }
+
+    void restart(Instance& in, std::uint32_t i, bool prefill_side) {
+        in.down = false;
+        if (prefill_side || colocated())
+            next_step(i);
+        else
+            start_decode(i);
+    }
+
+    // The instances a fault hits: prefill ones, then decode ones (colocated: decode alone).
+    template <typename F>
+    void for_hit(const ServingFault& f, F&& act) {
+        if (!colocated())
+            for (const std::uint32_t i : f.prefill_instances)
+                if (i < prefill_.size()) act(prefill_[i], i, true);
+        for (const std::uint32_t i : f.decode_instances)
+            if (i < decode_.size()) act(decode_[i], i, false);
+    }
+
+    void fault_start(std::uint32_t k) {
+        const ServingFault& f = faults_[k];
+        if (f.effect == ServingFaultEffect::Stops)
+            for_hit(f, [&](Instance& in, std::uint32_t, bool) { stop(in, k, false); });
+        if (f.effect == ServingFaultEffect::Freezes)
+            for_hit(f, [&](Instance& in, std::uint32_t i, bool) { freeze(in, i, f.until); });
+        if (f.effect == ServingFaultEffect::Steps) retry_failed_steps();
+    }
+
+    void fault_end(std::uint32_t k) {
+        const ServingFault& f = faults_[k];
+        if (f.effect == ServingFaultEffect::Stops)
+            for_hit(f, [&](Instance& in, std::uint32_t i, bool prefill_side) {
+                if (in.down && !in.by_step && in.stopped_by == k) restart(in, i, prefill_side);
+            });
+        if (f.effect == ServingFaultEffect::Steps) retry_failed_steps();
+    }
+
+    // A hang holds the instance: its step in flight ends that much later (every rank waits in
+    // the all-to-all), and no step begins before it is over.
+    void freeze(Instance& in, std::uint32_t i, Time until) {
+        if (in.down) return;
+        in.frozen_until = std::max(in.frozen_until, until);
+        if (!in.busy) return;
+        const Time held = until - now_;
+        in.step_end = in.step_end + held;
+        out_.steps[in.step].duration = out_.steps[in.step].duration + held;
+        ++in.generation;  // the step's old end is void
+        schedule(in.step_end, out_.steps[in.step].prefill ? Ev::PrefillDone : Ev::DecodeDone, i,
+                 in.generation);
+    }
+
+    // Instances a step's faults stopped try again whenever the faults change.
+    void retry_failed_steps() {
+        std::vector<Instance*> stopped;
+        stopped.swap(stopped_by_step_fault_);
+        for (Instance* in : stopped) {
+            if (!in->down || !in->by_step) continue;
+            const bool prefill_side =
+                !colocated() && in >= prefill_.data() && in < prefill_.data() + prefill_.size();
+            const auto i = static_cast<std::uint32_t>(prefill_side ? in - prefill_.data()
+                                                                   : in - decode_.data());
+            restart(*in, i, prefill_side);
+        }
     }
 
     // The KV bytes the instance's busiest NIC has still to send (or receive) over the fabric:
@@ -335,6 +546,10 @@ class Run {
     std::span<const ServingRequest> req_;
     StepTimes& steps_;
     RandomStream rng_;
+    std::span<const ServingFault> faults_;
+    std::uint64_t from_start_ = 0;                  // faults present from time 0
+    std::vector<Instance*> stopped_by_step_fault_;  // instances a failed step stopped
+    std::vector<std::uint32_t> kv_generation_;      // per request: its decode instance's, as sent
     std::vector<Instance> prefill_, decode_;
     std::vector<std::uint32_t> left_;                        // prompt tokens not yet prefilled
     std::vector<std::uint32_t> generated_;                   // output tokens so far
@@ -344,6 +559,7 @@ class Run {
     std::uint64_t sequence_ = 0;
     std::uint64_t in_system_ = 0;
     Time now_;
+    Time last_done_;  // the last request finished or failed
     ServingOutcome out_;
 };
 
@@ -351,8 +567,8 @@ class Run {
 
 ServingOutcome simulate_serving(const ServingDeployment& deployment,
                                 std::span<const ServingRequest> requests, StepTimes& steps,
-                                std::uint64_t seed) {
-    return Run(deployment, requests, steps, seed).run();
+                                std::uint64_t seed, std::span<const ServingFault> faults) {
+    return Run(deployment, requests, steps, seed, faults).run();
 }
 
 }  // namespace clustersim

@@ -10,11 +10,17 @@
 // without mixing chunks into decode batches). Each step's time comes from StepTimes; the KV
 // transfers queue first come first served at each GPU's NIC (fabric) or node's storage NIC; over
 // the fabric, a step is told the KV bytes still in flight through its instance's busiest NIC.
+// Faults (serving_fault.hpp) are taken at step boundaries: a step is told those present as it
+// starts, and those its instance meets for the first time; a step that cannot complete with
+// them stops its instance until the faults change; a hang holds its instance's step in flight;
+// a stopped instance's requests fail (a request whose KV cache was on its way to it too), and
+// arrivals and KV caches go to the instances still up (failing when none is).
 #include <cstdint>
 #include <span>
 #include <vector>
 
 #include "models/serving/serving_deployment.hpp"
+#include "models/serving/serving_fault.hpp"
 #include "models/serving/serving_request.hpp"
 #include "models/serving/step_times.hpp"
 
@@ -27,6 +33,7 @@ struct RequestTimes {
     Time kv_ready = Time::never();       // its KV cache reached the decode instance
     Time decode_start = Time::never();   // it joined a running batch
     Time finish = Time::never();         // its last token
+    Time failed = Time::never();         // its instance stopped (a fault) before it finished
     std::uint32_t decode_instance = 0;
 };
 
@@ -40,6 +47,17 @@ struct StepRecord {
     std::uint32_t tokens = 0;    // output tokens it yielded (a prefill: its prompts' first)
     std::uint64_t kv_bytes = 0;  // KV in flight through its busiest NIC as it began (fabric)
     Time kv_slowdown;            // what those transfers added to its time
+    std::uint64_t faults = 0;    // the faults present as it began (bit i: faults[i])
+    bool failed = false;         // it did not complete: cut by a stop, or failed with its faults
+};
+
+/// What each fault did to the serving run.
+struct ServingFaultTally {
+    std::uint64_t steps = 0;            // steps that began with it present
+    std::uint64_t transient_steps = 0;  // of them, those that met it first on their instance
+    std::uint64_t failed_steps = 0;     // of them, those that could not complete
+    std::uint64_t instances_stopped = 0;
+    std::uint64_t requests_failed = 0;  // requests its stops failed
 };
 
 struct ServingOutcome {
@@ -48,11 +66,13 @@ struct ServingOutcome {
     Time end;                            // the last request finished
     double request_seconds = 0;          // the integral of requests in the system over time
     std::uint64_t output_tokens = 0;
+    std::vector<ServingFaultTally> faults;  // per fault
 };
 
-/// Runs every request to its end. `requests` are in arrival order.
+/// Runs every request to its end (finished or failed). `requests` are in arrival order; at
+/// most 64 faults.
 ServingOutcome simulate_serving(const ServingDeployment& deployment,
                                 std::span<const ServingRequest> requests, StepTimes& steps,
-                                std::uint64_t seed);
+                                std::uint64_t seed, std::span<const ServingFault> faults = {});
 
 }  // namespace clustersim

@@ -41,17 +41,31 @@ std::optional<std::uint64_t> parse_seed(const std::optional<std::string>& text) 
 
 // A scenario with a serving: section: requests over time, each step simulated by shape.
 int serve(const RunOptions& o, const Scenario& s) {
-    if (o.baseline)
+    if (o.baseline && s.faults.empty())
         throw InputError("--baseline",
-                         "needs faults, which serving runs do not take yet "
-                         "(expected no --baseline with a serving: section)");
+                         "the scenario has no faults to compare against (expected a "
+                         "faults: list)");
+    if (o.baseline && s.sim.replicates > 1)
+        throw s.error_at("sim.replicates",
+                         "--baseline of a serving run compares one seed's runs (expected "
+                         "sim.replicates: 1)");
     if (o.report)
         throw InputError("--report",
                          "serving runs have no report page yet (expected no "
                          "--report with a serving: section)");
     const ServingInput input = prepare_serving(s);
     if (!o.out_dir.empty()) prepare_output_dir(o.out_dir, serving_output_files());
-    const ServingRunOutcome outcome = execute_serving(s, input, !o.quiet && !o.scenario.json);
+    ServingRunOutcome outcome;
+    if (o.baseline) {
+        // Both runs from one step cache: the healthy steps the faulted run simulated are
+        // reused (the same shapes, placement and transport).
+        PacketStepTimes steps(s, !o.quiet && !o.scenario.json);
+        outcome = execute_serving(s, input, steps);
+        const ServingRunOutcome healthy = execute_serving(without_faults(s), input, steps);
+        add_serving_baseline(outcome.results, healthy.results);
+    } else {
+        outcome = execute_serving(s, input, !o.quiet && !o.scenario.json);
+    }
     if (!o.out_dir.empty()) write_serving_outputs(o.out_dir, s, input.requests, outcome);
     if (o.scenario.json)
         std::cout << json_text(outcome.results, 2) << "\n";

@@ -65,4 +65,23 @@ void add_baseline(Json& faulted, const Json& healthy) {
     faulted["delta"] = std::move(delta);
 }
 
+void add_serving_baseline(Json& faulted, const Json& healthy) {
+    const Json& h = healthy["serving"];
+    const Json& f = faulted["serving"];
+    Json base = Json::object(), delta = Json::object();
+    for (const char* k : {"requests", "ttft_ms", "tpot_ms", "e2e_ms", "goodput_rps",
+                          "slo_attainment", "tokens_per_s_per_gpu"})
+        base[k] = h[k];
+    for (const char* k : {"ttft_ms", "tpot_ms", "e2e_ms"}) {
+        Json d = Json::object();
+        for (const char* q : {"p50", "p90", "p99", "mean"}) d[q] = difference(f[k], h[k], q);
+        delta[k] = std::move(d);
+    }
+    for (const char* k : {"goodput_rps", "slo_attainment", "tokens_per_s_per_gpu"})
+        delta[k] = difference(f, h, k);
+    delta["requests_failed"] = difference(f["requests"], h["requests"], "failed");
+    faulted["baseline"] = {{"status", healthy.value("status", "")}, {"serving", std::move(base)}};
+    faulted["delta"] = {{"serving", std::move(delta)}};
+}
+
 }  // namespace clustersim

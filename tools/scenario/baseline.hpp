@@ -15,5 +15,8 @@ Scenario without_faults(const Scenario& s);
 bool faulted_run_reliable(const Scenario& s);
 /// Adds `baseline` (from `healthy`) and `delta` to the faulted run's document.
 void add_baseline(Json& faulted, const Json& healthy);
+/// The same for a serving run: `baseline.serving` holds the healthy run's requests, latency
+/// percentiles, goodput, attainment and throughput; `delta.serving` their differences.
+void add_serving_baseline(Json& faulted, const Json& healthy);
 
 }  // namespace clustersim

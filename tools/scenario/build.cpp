@@ -380,7 +380,7 @@ MoeRunSpec moe_run_spec(const Scenario& s, std::uint32_t endpoints) {
     if (!s.model.set)
         throw s.error_at("workload.kind", "a moe workload needs a model (expected model.name)");
     const std::uint64_t gpus = std::uint64_t{w.ep_size} * w.ep_groups;
-    if (gpus > endpoints)
+    if (w.first_gpu + gpus > endpoints)
         throw s.error_at(
             s.positions.count("workload.ep_groups") ? "workload.ep_groups" : "workload.ep_size",
             fmt::format("{} EP groups of {} ranks need {} GPUs but the fabric has {} "
@@ -391,10 +391,16 @@ MoeRunSpec moe_run_spec(const Scenario& s, std::uint32_t endpoints) {
     spec.model = s.model.preset;
     spec.gating = moe_gating_params(s);
     spec.placement = moe_placement(s, spec.gating);
-    // GPUs lost for good (faults): their experts move to the redundant copies.
+    // GPUs lost for good (faults): their experts move to the redundant copies (placement
+    // counts ranks, lost_ranks GPUs).
+    spec.first_gpu = w.first_gpu;
+    std::vector<std::uint32_t> lost_ranks;
     for (std::uint32_t g : ranks_lost_from_start(s))
-        if (g < gpus) spec.lost_ranks.push_back(g);
-    serve_from_copies(spec.placement, spec.lost_ranks);
+        if (g >= w.first_gpu && g - w.first_gpu < gpus) {
+            spec.lost_ranks.push_back(g);
+            lost_ranks.push_back(g - w.first_gpu);
+        }
+    serve_from_copies(spec.placement, lost_ranks);
     spec.traffic = moe_traffic_params(s);
     const NodePreset& n = s.cluster.preset;
     spec.gpu = gpu_throughput(n);

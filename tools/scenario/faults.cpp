@@ -647,8 +647,10 @@ ResolvedFaults build_fault_plan(const Scenario& s, const SimulatedFabric& f, con
                                      "a lost GPU with ep_groups > 1 is not built yet (expected "
                                      "one EP group)");
                 const std::uint32_t per = std::max<std::uint32_t>(1, s.cluster.gpus_per_node);
+                // Placement counts ranks, from the step's first GPU.
                 const std::uint64_t first =
-                    spec.kind == FaultKind::GpuDown ? spec.index : spec.index * per;
+                    (spec.kind == FaultKind::GpuDown ? spec.index : spec.index * per) -
+                    moe->spec.first_gpu;
                 const std::uint64_t count = spec.kind == FaultKind::GpuDown ? 1 : per;
                 // Experts still served by a lost GPU after the copies took over have none.
                 std::vector<std::uint32_t> orphans;

@@ -126,6 +126,8 @@ struct Scenario {
         std::uint32_t redundant_experts = 0;
         std::uint32_t ep_groups = 1;
         bool ep_spread = false;
+        // Not a key: a serving run's step puts its instances where the deployment does.
+        std::uint32_t first_gpu = 0;
         bool rank_loss_fails = false;        // workload.on_rank_loss: fail (else redundant copies)
         bool plane_loss_reroutes = false;    // workload.on_plane_loss: reroute (else fail)
         std::uint32_t simulated_layers = 0;  // 0: auto (settled by the run)
@@ -149,6 +151,7 @@ struct Scenario {
         ServingDeployment deployment;
         double ttft_ms = 0, tpot_ms = 0, e2e_ms = 0;  // e2e_ms 0: no end-to-end target
         bool step_cache = true;
+        double timeline_s = 1;  // results' timeline: the windows' width
     } serving;
 
     struct Model {

@@ -318,6 +318,7 @@ static std::vector<KeySpec> core_keys() {
         number("serving.slo.ttft_ms", 1e-6, 1e9, "(required)", "time to first token a request must meet"),
         number("serving.slo.tpot_ms", 1e-6, 1e9, "(required)", "time per output token after the first a request must meet"),
         number("serving.slo.e2e_ms", 1e-6, 1e12, "none", "end-to-end latency a request must also meet"),
+        number("serving.timeline_s", 1e-3, 1e6, "1", "the width of results' serving.timeline windows: TTFT, TPOT and requests over time (docs/serving.md)"),
         boolean("serving.step_cache", "true", "reuse a step's time for every step of the same bucketed shape (docs/serving.md); false simulates each distinct exact shape"),
     };
     insert_after(keys, "workload.kv_length",

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -15,6 +16,8 @@
 #include "tools/scenario/estimate.hpp"
 #include "tools/scenario/output_files.hpp"
 #include "tools/scenario/replicates.hpp"
+#include "tools/scenario/serving_faults.hpp"
+#include "tools/scenario/serving_timeline.hpp"
 #include "tools/scenario/wall_estimate.hpp"
 #include "topologies/cost_model.hpp"
 #include "traffic/serving_requests.hpp"
@@ -68,10 +71,13 @@ bool meets_slo(const Scenario& s, const ServingRequest& q, const RequestTimes& t
 
 ServingInput prepare_serving(const Scenario& s) {
     const ServingDeployment& d = s.serving.deployment;
-    if (!s.faults.empty())
-        throw s.error_at("faults",
-                         "faults during serving are not built yet (expected no faults "
-                         "with a serving: section; docs/serving.md)");
+    if (s.serving.duration_s > 0 && s.serving.duration_s / s.serving.timeline_s > 10000)
+        throw s.error_at(
+            "serving.timeline_s",
+            fmt::format("{} s makes more than 10,000 windows of the {} s run "
+                        "(expected at least {} s)",
+                        s.serving.timeline_s, s.serving.duration_s, s.serving.duration_s / 10000));
+    (void)serving_faults(s);  // their input errors before anything runs
     check_step(s, MoePhase::Decode, "serving.deployment.decode.ep_size");
     if (d.kind == DeploymentKind::Disaggregated)
         check_step(s, MoePhase::Prefill, "serving.deployment.prefill.ep_size");
@@ -240,7 +246,11 @@ ServingRunOutcome execute_serving(const Scenario& s, const ServingInput& in,
     const std::span<const ServingRequest> requests = in.requests;
     const auto wall_start = std::chrono::steady_clock::now();
     ServingRunOutcome o;
-    o.outcome = simulate_serving(s.serving.deployment, requests, steps, s.seed);
+    // A scenario without faults (a --baseline's twin) serves with none, its steps from the
+    // same cache.
+    o.outcome = simulate_serving(
+        s.serving.deployment, requests, steps, s.seed,
+        s.faults.empty() ? std::span<const ServingFault>() : steps.faults().faults);
     o.simulations = steps.simulations();
     o.cache_hits = steps.cache_hits();
     const double wall_s =
@@ -249,10 +259,11 @@ ServingRunOutcome execute_serving(const Scenario& s, const ServingInput& in,
     const ServingOutcome& out = o.outcome;
     const ServingDeployment& d = s.serving.deployment;
     std::vector<double> ttft, tpot, e2e, kv, queue;
-    std::uint64_t finished = 0, met = 0;
+    std::uint64_t finished = 0, met = 0, failed = 0;
     for (std::size_t i = 0; i < requests.size(); ++i) {
         const ServingRequest& q = requests[i];
         const RequestTimes& t = out.requests[i];
+        failed += t.failed != Time::never();
         if (t.finish == Time::never()) continue;
         ++finished;
         met += meets_slo(s, q, t);
@@ -281,15 +292,18 @@ ServingRunOutcome execute_serving(const Scenario& s, const ServingInput& in,
     Json v;
     v["requests"] = {{"arrived", requests.size()},
                      {"finished", finished},
-                     {"in_flight", requests.size() - finished}};
+                     {"failed", failed},
+                     {"in_flight", requests.size() - finished - failed}};
     v["ttft_ms"] = stats_json(ttft);
     v["tpot_ms"] = stats_json(tpot);
     v["e2e_ms"] = stats_json(e2e);
     v["queue_ms"] = stats_json(queue);
     const double goodput = static_cast<double>(met) / window_s;
     v["goodput_rps"] = goodput;
-    v["slo_attainment"] =
-        finished > 0 ? static_cast<double>(met) / static_cast<double>(finished) : 0.0;
+    // Of the requests that ended: a failed one did not meet its SLO.
+    v["slo_attainment"] = finished + failed > 0
+                              ? static_cast<double>(met) / static_cast<double>(finished + failed)
+                              : 0.0;
     // Throughput while requests arrive: the tokens of the steps that ended in the arrival
     // window (the drain after it serves fewer and fewer).
     std::uint64_t window_tokens = 0;
@@ -333,6 +347,16 @@ ServingRunOutcome execute_serving(const Scenario& s, const ServingInput& in,
                       {"context", r.context},
                       {"time_ms", r.time_ms},
                       {"events", r.events}};
+        if (r.faults.present != 0) {
+            Json present = Json::array(), transient = Json::array();
+            for (std::uint32_t k = 0; k < 64; ++k) {
+                if (r.faults.present >> k & 1) present.push_back(k);
+                if (r.faults.transient >> k & 1) transient.push_back(k);
+            }
+            shape["faults"] = std::move(present);
+            shape["transient"] = std::move(transient);
+            shape["completed"] = r.completed;
+        }
         if (r.what != "kv_transfer") {
             shape["kv_bytes"] = r.kv_bytes;
             shape["dispatch_us"] = r.dispatch_us;
@@ -345,6 +369,8 @@ ServingRunOutcome execute_serving(const Scenario& s, const ServingInput& in,
     v["step_cache_hits"] = o.cache_hits;
     v["step_cache"] = s.serving.step_cache;
     v["step_shapes"] = shapes;
+    if (!s.faults.empty()) v["faults"] = serving_faults_json(s, steps.faults(), out);
+    v["timeline"] = serving_timeline_json(s, requests, out);
     v["simplifications"] =
         "each kind of instance steps alone on the deployment's fabric, placed from its first "
         "GPU (all instances of the kind stepping together); a step's shape is its requests (or "
@@ -354,6 +380,14 @@ ServingRunOutcome execute_serving(const Scenario& s, const ServingInput& in,
         "NIC as it starts is slowed by what a KV stream through one NIC for the whole step "
         "adds (simulated), times the fraction of the step those bytes take alone; transfers "
         "that start during a step do not slow it, nor does the expert traffic slow them" +
+        std::string(s.faults.empty()
+                        ? ""
+                        : "; faults are taken at step boundaries: a step is simulated with "
+                          "those present as it starts (in their steady state, or the first "
+                          "time its instance meets one, from its first packet with the "
+                          "fabric's reaction at its own delay), a hang holds the step in "
+                          "flight, a stop cuts it; KV transfers take the healthy fabric's "
+                          "time") +
         std::string(s.serving.step_cache
                         ? "; step times between grid shapes (half octaves) interpolated"
                         : "");
@@ -363,7 +397,7 @@ ServingRunOutcome execute_serving(const Scenario& s, const ServingInput& in,
     j["resolved_scenario"] = resolved_scenario_json(s);
     j["scenario"] = s.name;
     j["seed"] = s.seed;
-    j["status"] = finished == requests.size() ? "completed" : "stalled";
+    j["status"] = finished + failed == requests.size() ? "completed" : "stalled";
     j["sim"] = {{"step_events", events}, {"wall_s", wall_s}};
     j["serving"] = v;
     o.results = std::move(j);
@@ -386,22 +420,25 @@ void write_serving_outputs(const std::string& dir_name, const Scenario& s,
     };
     write_stream_atomically((dir / "requests.csv").string(), [&](std::ostream& out) {
         out << "request,arrival_us,prompt_tokens,output_tokens,prefill_start_us,first_token_us,"
-               "kv_ready_us,decode_start_us,finish_us,decode_instance,meets_slo\n";
+               "kv_ready_us,decode_start_us,finish_us,failed_us,decode_instance,meets_slo\n";
         for (std::size_t i = 0; i < requests.size(); ++i) {
             const ServingRequest& q = requests[i];
             const RequestTimes& t = o.outcome.requests[i];
-            out << fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", i, us(q.arrival),
+            out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{}\n", i, us(q.arrival),
                                q.prompt_tokens, q.output_tokens, us(t.prefill_start),
                                us(t.first_token), us(t.kv_ready), us(t.decode_start), us(t.finish),
-                               t.decode_instance, meets_slo(s, q, t) ? "true" : "false");
+                               us(t.failed), t.decode_instance,
+                               meets_slo(s, q, t) ? "true" : "false");
         }
     });
     write_stream_atomically((dir / "steps.csv").string(), [&](std::ostream& out) {
-        out << "start_us,duration_us,kind,instance,batch,per_gpu,tokens,kv_bytes,kv_slowdown_us\n";
+        out << "start_us,duration_us,kind,instance,batch,per_gpu,tokens,kv_bytes,kv_slowdown_us,"
+               "faults,failed\n";
         for (const StepRecord& st : o.outcome.steps)
-            out << fmt::format("{},{},{},{},{},{},{},{},{}\n", us(st.start), us(st.duration),
+            out << fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", us(st.start), us(st.duration),
                                st.prefill ? "prefill" : "decode", st.instance, st.batch, st.shape,
-                               st.tokens, st.kv_bytes, us(st.kv_slowdown));
+                               st.tokens, st.kv_bytes, us(st.kv_slowdown), std::popcount(st.faults),
+                               st.failed ? "true" : "false");
     });
     write_file_atomically((dir / "results.json").string(), results);
 }

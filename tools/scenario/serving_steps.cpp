@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <stdexcept>
 
 #include "models/network/simulation.hpp"
+#include "tools/scenario/baseline.hpp"
 #include "tools/scenario/build.hpp"
 #include "tools/scenario/run.hpp"
 #include "tools/scenario/settle_layers.hpp"
@@ -14,6 +16,9 @@ namespace clustersim {
 namespace {
 // The reference contexts a step's line in context goes through.
 constexpr std::uint64_t kContextA = 1024, kContextB = 8192;
+// A fault an instance meets for the first time hits its step's first packets: 1 ns in, so the
+// step run shows the transient (a fault at 0 is one long reacted to).
+constexpr double kTransientAtUs = 0.001;
 }  // namespace
 
 std::pair<std::uint64_t, std::uint64_t> half_octave_bracket(std::uint64_t x) {
@@ -29,13 +34,25 @@ std::pair<std::uint64_t, std::uint64_t> half_octave_bracket(std::uint64_t x) {
     return g == x ? std::pair{x, x} : std::pair{lo, g};
 }
 
-PacketStepTimes::PacketStepTimes(const Scenario& s, bool progress) : s_(s), progress_(progress) {}
+PacketStepTimes::PacketStepTimes(const Scenario& s, bool progress)
+    : s_(s), progress_(progress), faults_(serving_faults(s)) {}
 PacketStepTimes::~PacketStepTimes() = default;
 
 Scenario PacketStepTimes::step_scenario(const Scenario& s, MoePhase phase, std::uint32_t per_gpu,
-                                        std::uint32_t context) {
+                                        std::uint32_t context, StepFaults faults) {
     Scenario t = s;
     t.serving.set = false;
+    // Every step of a run whose faults drop packets keeps ACKs and timers, with its faults or
+    // not, so that what a fault adds to a step is the fault's (tools/scenario/baseline.hpp).
+    t.network.reliable = faulted_run_reliable(s);
+    t.faults.clear();
+    for (std::uint32_t k = 0; k < s.faults.size(); ++k) {
+        if (!(faults.present >> k & 1)) continue;
+        FaultSpec f = s.faults[k];
+        f.at_us = faults.transient >> k & 1 ? kTransientAtUs : 0;
+        f.until_us = -1;  // taken at step boundaries: present for the whole step
+        t.faults.push_back(std::move(f));
+    }
     const ServingDeployment& d = s.serving.deployment;
     const bool prefill = phase == MoePhase::Prefill;
     const InstanceGroup& g = prefill ? d.prefill : d.decode;
@@ -58,9 +75,11 @@ Scenario PacketStepTimes::step_scenario(const Scenario& s, MoePhase phase, std::
     // Layers are not settled per shape (that would rerun every shape): the auto count's start,
     // 4 decode or 2 prefill layers (settle_layers.hpp), unless the scenario sets its own.
     if (w.simulated_layers == 0) w.simulated_layers = simulated_layers_to_run(t);
-    // On the whole deployment's fabric, the kind's instances placed from its first GPU (where
-    // the deployment puts them only for prefill; fat trees are symmetric in this, Dragonfly and
-    // Slim Fly not quite: a simplification the results state).
+    // On the whole deployment's fabric. With faults, the kind's instances are where the
+    // deployment puts them, so a fault hits the steps it would; without, from GPU 0 (fat trees
+    // are symmetric in this, Dragonfly and Slim Fly not quite: a simplification the results
+    // state).
+    if (faults.present != 0 && !prefill) w.first_gpu = d.prefill_gpus();
     t.topology.endpoints = d.gpus();
     t.topology.endpoints_set = true;
     t.sim.replicates = 1;
@@ -68,27 +87,46 @@ Scenario PacketStepTimes::step_scenario(const Scenario& s, MoePhase phase, std::
 }
 
 StepSimulation PacketStepTimes::run_step(What what, std::uint64_t per_gpu, std::uint64_t context,
-                                         std::uint64_t kv_bytes) {
+                                         std::uint64_t kv_bytes, StepFaults faults) {
     const MoePhase phase = what == What::Prefill ? MoePhase::Prefill : MoePhase::Decode;
     const Scenario t = step_scenario(s_, phase, static_cast<std::uint32_t>(per_gpu),
-                                     static_cast<std::uint32_t>(context));
+                                     static_cast<std::uint32_t>(context), faults);
     std::vector<MessageSpec> beside;
     if (kv_bytes > 0) {
         // The step's rank 0 sends a KV cache (prefill) or receives one (decode); the other end
-        // is the first GPU of the first node past the step's, where the other kind's are.
+        // is a GPU of the other kind: past the step's last node, or (placed where the
+        // deployment puts it) the first prefill GPU.
+        const std::uint32_t first = t.workload.first_gpu;
         const std::uint32_t step_gpus = t.workload.ep_size * t.workload.ep_groups;
         const std::uint32_t per_node = std::max<std::uint32_t>(1, s_.cluster.gpus_per_node);
         std::uint32_t other = (step_gpus + per_node - 1) / per_node * per_node;
         if (other >= t.topology.endpoints) other = step_gpus;
-        beside.push_back(what == What::Prefill ? MessageSpec{0, other, kv_bytes, Time::zero()}
-                                               : MessageSpec{other, 0, kv_bytes, Time::zero()});
+        if (first > 0) other = 0;
+        beside.push_back(what == What::Prefill ? MessageSpec{first, other, kv_bytes, Time::zero()}
+                                               : MessageSpec{other, first, kv_bytes, Time::zero()});
     }
     PreparedRun p = prepare_run(t, beside);
     const RunOutcome o = execute_settled(t, p, false);
-    if (o.result.status != SimulationResult::Status::Completed)
-        throw std::runtime_error(fmt::format("a {} step of {} per GPU did not complete: {}",
-                                             phase_name(phase), per_gpu,
-                                             run_stop_report(t, p, o.result)));
+    if (o.result.status != SimulationResult::Status::Completed) {
+        if (faults.present == 0)
+            throw std::runtime_error(fmt::format("a {} step of {} per GPU did not complete: {}",
+                                                 phase_name(phase), per_gpu,
+                                                 run_stop_report(t, p, o.result)));
+        // With its faults the library aborts, or the step stalls: the instance stops.
+        StepSimulation r;
+        r.what = std::string(phase_name(phase));
+        r.size = per_gpu;
+        r.context = context;
+        r.kv_bytes = kv_bytes;
+        r.window_us = o.result.end_time.us();
+        r.events = o.result.events;
+        r.faults = faults;
+        r.completed = false;
+        if (progress_)
+            fmt::print(stderr, "clustersim: serving: {} step, {} per GPU, with faults: {}\n",
+                       phase_name(phase), per_gpu, run_stop_report(t, p, o.result));
+        return r;
+    }
     const Json& m = o.results[std::string(phase_name(phase))];
     StepSimulation r{std::string(phase_name(phase)),
                      per_gpu,
@@ -99,15 +137,19 @@ StepSimulation PacketStepTimes::run_step(What what, std::uint64_t per_gpu, std::
                      m["dispatch_us"].get<double>(),
                      m["combine_us"].get<double>(),
                      0.0,
-                     o.result.events};
+                     o.result.events,
+                     faults};
     if (kv_bytes > 0) {  // the stream is the run's last message
         const MessageState& kv = o.result.messages.back();
         r.kv_stream_gbps = static_cast<double>(kv_bytes) * 8 / (kv.finished - kv.first_sent).ns();
     }
     if (progress_)
-        fmt::print(stderr, "clustersim: serving: {} step, {} per GPU, context {}{}: {:.3f} ms\n",
-                   phase_name(phase), per_gpu, context,
-                   kv_bytes > 0 ? fmt::format(", beside {} KV bytes", kv_bytes) : "", r.time_ms);
+        fmt::print(
+            stderr, "clustersim: serving: {} step, {} per GPU, context {}{}{}: {:.3f} ms\n",
+            phase_name(phase), per_gpu, context,
+            kv_bytes > 0 ? fmt::format(", beside {} KV bytes", kv_bytes) : "",
+            faults.present != 0 ? fmt::format(", {} faults", std::popcount(faults.present)) : "",
+            r.time_ms);
     return r;
 }
 
@@ -138,22 +180,23 @@ StepSimulation PacketStepTimes::run_transfer(std::uint64_t bytes) {
 }
 
 const StepSimulation& PacketStepTimes::simulated(What what, std::uint64_t size,
-                                                 std::uint64_t context, bool with_kv) {
-    const Key key{what, size, context, with_kv};
+                                                 std::uint64_t context, bool with_kv,
+                                                 StepFaults faults) {
+    const Key key{what, size, context, with_kv, faults.present, faults.transient};
     if (auto it = known_.find(key); it != known_.end()) return runs_[it->second];
     StepSimulation r;
     if (what == What::Transfer) {
         r = run_transfer(size);
     } else if (!with_kv) {
-        r = run_step(what, size, context, 0);
+        r = run_step(what, size, context, 0, faults);
     } else {
         // Twice what the NIC carries in the simulated window: sharing the NIC, the stream
         // lasts past the window's end, so every simulated layer (and the steady state the
         // step's other layers are taken at) meets it.
-        const double window_us = simulated(what, size, context, false).window_us;
+        const double window_us = simulated(what, size, context, false, faults).window_us;
         const auto bytes =
             static_cast<std::uint64_t>(2 * window_us * s_.cluster.nic_rate_gbps * 125.0) + 1;
-        r = run_step(what, size, context, bytes);
+        r = run_step(what, size, context, bytes, faults);
     }
     runs_.push_back(std::move(r));
     known_.emplace(key, runs_.size() - 1);
@@ -172,25 +215,35 @@ double PacketStepTimes::grid_transfer_ms(std::uint64_t bytes) {
                 simulated(What::Transfer, b1, 0, false).time_ms, b0, b1, bytes);
 }
 
-double PacketStepTimes::interpolated_ms(What what, std::uint64_t size, std::uint64_t context) {
-    if (!s_.serving.step_cache) return simulated(what, size, context, false).time_ms;
+double PacketStepTimes::interpolated_ms(What what, std::uint64_t size, std::uint64_t context,
+                                        StepFaults f, bool& completed) {
+    auto at = [&](std::uint64_t sz, std::uint64_t ctx) {
+        const StepSimulation& r = simulated(what, sz, ctx, false, f);
+        completed = completed && r.completed;
+        return r.time_ms;
+    };
+    // Uncached, and a step meeting a fault for the first time (its instance's alone): exact.
+    if (!s_.serving.step_cache || f.transient != 0) return at(size, context);
     if (what == What::Transfer) return grid_transfer_ms(size);
     const auto [s0, s1] = half_octave_bracket(size);
     // A step's time is affine in its context (only attention reads it, at a rate its roofline
     // fixes: docs/serving.md): the line through two reference contexts.
     auto on_line = [&](std::uint64_t sz) {
-        const double a = simulated(what, sz, kContextA, false).time_ms;
-        const double b = simulated(what, sz, kContextB, false).time_ms;
+        const double a = at(sz, kContextA);
+        const double b = at(sz, kContextB);
         return a + (b - a) * (static_cast<double>(context) - kContextA) /
                        static_cast<double>(kContextB - kContextA);
     };
     return lerp(on_line(s0), on_line(s1), s0, s1, size);
 }
 
-double PacketStepTimes::kv_delta_ms(What what, std::uint64_t size, std::uint64_t context) {
+double PacketStepTimes::kv_delta_ms(What what, std::uint64_t size, std::uint64_t context,
+                                    StepFaults f) {
+    f.transient = 0;  // the KV stream's effect in the faults' steady state
     auto delta = [&](std::uint64_t sz, std::uint64_t ctx) {
-        const double with = simulated(what, sz, ctx, true).time_ms;
-        return with - simulated(what, sz, ctx, false).time_ms;
+        const StepSimulation& with = simulated(what, sz, ctx, true, f);
+        const StepSimulation& alone = simulated(what, sz, ctx, false, f);
+        return with.completed && alone.completed ? with.time_ms - alone.time_ms : 0.0;
     };
     if (!s_.serving.step_cache) return delta(size, context);
     // Cached: at the first reference context only (the contention is the network's; the
@@ -200,9 +253,14 @@ double PacketStepTimes::kv_delta_ms(What what, std::uint64_t size, std::uint64_t
 }
 
 StepTime PacketStepTimes::step(What what, std::uint64_t size, std::uint64_t context,
-                               std::uint64_t kv_bytes) {
+                               std::uint64_t kv_bytes, StepFaults faults) {
     const std::size_t before = runs_.size();
-    const double alone_ms = interpolated_ms(what, size, context);
+    bool completed = true;
+    const double alone_ms = interpolated_ms(what, size, context, faults, completed);
+    if (!completed) {
+        if (runs_.size() == before) ++hits_;
+        return StepTime{Time::zero(), Time::zero(), true};
+    }
     double slowdown_ms = 0;
     const ServingDeployment& d = s_.serving.deployment;
     if (kv_bytes > 0 && d.kind == DeploymentKind::Disaggregated && d.kv_via == KvVia::Fabric) {
@@ -212,7 +270,7 @@ StepTime PacketStepTimes::step(What what, std::uint64_t size, std::uint64_t cont
         // The bytes' time alone from the transfer grid, also with the cache off: the bytes in
         // flight are a fraction of a transfer, all but never the same twice.
         const double share = std::min(1.0, grid_transfer_ms(kv_bytes) / alone_ms);
-        slowdown_ms = share * std::max(0.0, kv_delta_ms(what, size, context));
+        slowdown_ms = share * std::max(0.0, kv_delta_ms(what, size, context, faults));
     }
     if (runs_.size() == before) ++hits_;
     return StepTime{Time::from_us((alone_ms + slowdown_ms) * 1e3),
@@ -220,16 +278,19 @@ StepTime PacketStepTimes::step(What what, std::uint64_t size, std::uint64_t cont
 }
 
 StepTime PacketStepTimes::prefill(PrefillShape shape) {
-    return step(What::Prefill, shape.tokens_per_gpu, shape.prompt_tokens, shape.kv_bytes);
+    return step(What::Prefill, shape.tokens_per_gpu, shape.prompt_tokens, shape.kv_bytes,
+                shape.faults);
 }
 
 StepTime PacketStepTimes::decode(DecodeShape shape) {
-    return step(What::Decode, shape.requests_per_gpu, shape.context_tokens, shape.kv_bytes);
+    return step(What::Decode, shape.requests_per_gpu, shape.context_tokens, shape.kv_bytes,
+                shape.faults);
 }
 
 Time PacketStepTimes::kv_transfer(std::uint64_t bytes) {
     const std::size_t before = runs_.size();
-    const double ms = interpolated_ms(What::Transfer, bytes, 0);
+    bool completed = true;
+    const double ms = interpolated_ms(What::Transfer, bytes, 0, StepFaults{}, completed);
     if (runs_.size() == before) ++hits_;
     return Time::from_us(ms * 1e3);
 }

@@ -11,6 +11,11 @@
 // expert traffic: the step is also run with a KV cache streaming through one of its GPUs' NICs
 // from its start to past its end, and a step whose busiest NIC has KV bytes in flight is slowed
 // by that difference times the fraction of the step the transfer lasts (alone).
+// Faults present as a step starts (serving_faults.hpp says which each kind's steps take) are
+// part of its shape: in their steady state (every reaction in place, as a fault present from a
+// run's start), or, the first time its instance meets one, with the fault from the step's first
+// nanosecond and the fabric's reaction at its own delay (an exact shape, not interpolated). A
+// step that cannot complete with them is reported failed.
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -19,6 +24,7 @@
 
 #include "models/serving/step_times.hpp"
 #include "tools/scenario/scenario.hpp"
+#include "tools/scenario/serving_faults.hpp"
 
 namespace clustersim {
 
@@ -36,6 +42,8 @@ struct StepSimulation {
     double combine_us = 0;
     double kv_stream_gbps = 0;  // beside a KV stream: the rate it got, first byte to last
     std::uint64_t events = 0;
+    StepFaults faults;      // with these of the run's faults (transient: met as it began)
+    bool completed = true;  // false: with its faults it did not complete
 };
 
 class PacketStepTimes final : public StepTimes {
@@ -46,28 +54,35 @@ class PacketStepTimes final : public StepTimes {
     StepTime decode(DecodeShape shape) override;
     Time kv_transfer(std::uint64_t bytes) override;
 
-    /// The scenario of one step of a shape (also used to check the deployment before the run).
+    /// The scenario of one step of a shape (also used to check the deployment before the run),
+    /// with those of the scenario's faults (a step with faults is placed where the deployment
+    /// puts its kind; without, from GPU 0: fat trees are symmetric in this).
     static Scenario step_scenario(const Scenario& s, MoePhase phase, std::uint32_t per_gpu,
-                                  std::uint32_t context);
+                                  std::uint32_t context, StepFaults faults = {});
     const std::vector<StepSimulation>& simulations() const { return runs_; }
     std::uint64_t cache_hits() const { return hits_; }
+    const ServingFaults& faults() const { return faults_; }
 
   private:
     enum class What : std::uint8_t { Prefill, Decode, Transfer };
-    // A grid point: with_kv runs a step beside a KV cache streaming through one of its NICs.
-    using Key = std::tuple<What, std::uint64_t, std::uint64_t, bool>;
+    // A grid point: with_kv runs a step beside a KV cache streaming through one of its NICs;
+    // the faults it runs with (present, transient).
+    using Key = std::tuple<What, std::uint64_t, std::uint64_t, bool, std::uint64_t, std::uint64_t>;
     const StepSimulation& simulated(What what, std::uint64_t size, std::uint64_t context,
-                                    bool with_kv);
-    double interpolated_ms(What what, std::uint64_t size, std::uint64_t context);
+                                    bool with_kv, StepFaults faults = {});
+    double interpolated_ms(What what, std::uint64_t size, std::uint64_t context, StepFaults f,
+                           bool& completed);
     double grid_transfer_ms(std::uint64_t bytes);  // between the half-octave grid's sizes
-    double kv_delta_ms(What what, std::uint64_t size, std::uint64_t context);
-    StepTime step(What what, std::uint64_t size, std::uint64_t context, std::uint64_t kv_bytes);
+    double kv_delta_ms(What what, std::uint64_t size, std::uint64_t context, StepFaults f);
+    StepTime step(What what, std::uint64_t size, std::uint64_t context, std::uint64_t kv_bytes,
+                  StepFaults faults);
     StepSimulation run_step(What what, std::uint64_t per_gpu, std::uint64_t context,
-                            std::uint64_t kv_bytes);
+                            std::uint64_t kv_bytes, StepFaults faults);
     StepSimulation run_transfer(std::uint64_t bytes);
 
     const Scenario& s_;
     bool progress_ = false;
+    ServingFaults faults_;
     std::map<Key, std::size_t> known_;  // the run in runs_
     std::vector<StepSimulation> runs_;
     std::uint64_t hits_ = 0;
