@@ -164,7 +164,7 @@ TEST_CASE("a hang holds its instance's step in flight for exactly as long as it 
 }
 
 TEST_CASE(
-    "a step is told the faults present as it starts, for its kind; the first step of each "
+    "a step is told the faults present as it starts, for its kind, and the first step of each "
     "instance after a fault the fabric reacts to meets its transient",
     "[serving][faults]") {
     FixedSteps steps;

@@ -493,12 +493,19 @@ void check_accounted(const nlohmann::json& v) {
     CHECK(r["in_flight"].get<std::uint64_t>() == 0);
     CHECK(r["arrived"].get<std::uint64_t>() ==
           r["finished"].get<std::uint64_t>() + r["failed"].get<std::uint64_t>());
-    std::uint64_t arrived = 0, finished = 0, failed = 0;
+    std::uint64_t arrived = 0, finished = 0, failed = 0, steps = 0;
+    double batches = 0;
     for (const nlohmann::json& w : v["timeline"]["windows"]) {
         arrived += w["arrived"].get<std::uint64_t>();
         finished += w["finished"].get<std::uint64_t>();
         failed += w["failed"].get<std::uint64_t>();
+        const auto n = w["decode_steps"].get<std::uint64_t>();
+        steps += n;
+        batches += w["decode_batch"]["mean"].get<double>() * static_cast<double>(n);
     }
+    // Batch sizes over time add up to the run's.
+    CHECK(steps == v["steps"]["decode"].get<std::uint64_t>());
+    CHECK(batches / static_cast<double>(steps) == Approx(v["decode_batch"]["mean"].get<double>()));
     CHECK(arrived == r["arrived"].get<std::uint64_t>());
     CHECK(finished == r["finished"].get<std::uint64_t>());
     CHECK(failed == r["failed"].get<std::uint64_t>());
@@ -559,7 +566,7 @@ TEST_CASE(
 
 TEST_CASE(
     "a plane lost during serving stops the instances whose libraries abort, their requests "
-    "failing; rerouted, the first step after it waits out the queue pairs' timeout",
+    "failing -- rerouted, the first step after it waits out the queue pairs' timeout",
     "[serving][faults][system][long]") {
     const std::string plane =
         "  - {kind: plane_down, target: {plane: 1}, at_us: 300000, until_us: 700000}\n";

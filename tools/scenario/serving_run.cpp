@@ -458,6 +458,13 @@ std::string serving_summary_table(const Json& j) {
     row("queueing [ms]", v["queue_ms"]);
     out += fmt::format("  {:<26}{:>12}\n", "requests finished",
                        v["requests"]["finished"].get<std::uint64_t>());
+    if (v["requests"]["failed"].get<std::uint64_t>() > 0)
+        out += fmt::format("  {:<26}{:>12}\n", "requests failed (faults)",
+                           v["requests"]["failed"].get<std::uint64_t>());
+    if (j.contains("delta"))
+        out += fmt::format("  {:<26}{:>+12.3f}{:>12}{:>+12.3f}\n", "TPOT vs healthy [ms]",
+                           j["delta"]["serving"]["tpot_ms"]["p50"].get<double>(), "",
+                           j["delta"]["serving"]["tpot_ms"]["p99"].get<double>());
     out += fmt::format("  {:<26}{:>12.3f}\n", "goodput [req/s]", v["goodput_rps"].get<double>());
     out += fmt::format("  {:<26}{:>12.3f}\n", "SLO attainment", v["slo_attainment"].get<double>());
     out += fmt::format("  {:<26}{:>12.1f}\n", "tokens/s per GPU",

@@ -28,6 +28,7 @@ Json serving_timeline_json(const Scenario& s, std::span<const ServingRequest> re
     struct Window {
         std::uint64_t arrived = 0, finished = 0, failed = 0;
         std::uint64_t decode_steps = 0, prefill_steps = 0, failed_steps = 0;
+        std::uint64_t batch_sum = 0, batch_max = 0;  // requests per decode step
         std::vector<double> ttft_ms;
         std::vector<std::pair<double, std::uint64_t>> tpot_ms;  // per step, its requests
     };
@@ -49,6 +50,8 @@ Json serving_timeline_json(const Scenario& s, std::span<const ServingRequest> re
             continue;
         }
         ++a.decode_steps;
+        a.batch_sum += st.batch;
+        a.batch_max = std::max<std::uint64_t>(a.batch_max, st.batch);
         // Each request gets tokens / batch output tokens from the step on average.
         if (st.failed || st.batch == 0 || st.tokens == 0) continue;
         const double per_token_ms =
@@ -68,6 +71,11 @@ Json serving_timeline_json(const Scenario& s, std::span<const ServingRequest> re
                              {{"p50", weighted_nearest_rank(a.tpot_ms, 0.5)},
                               {"p99", weighted_nearest_rank(a.tpot_ms, 0.99)}}},
                             {"decode_steps", a.decode_steps},
+                            {"decode_batch",
+                             {{"mean", a.decode_steps > 0 ? static_cast<double>(a.batch_sum) /
+                                                                static_cast<double>(a.decode_steps)
+                                                          : 0.0},
+                              {"max", a.batch_max}}},
                             {"prefill_steps", a.prefill_steps},
                             {"failed_steps", a.failed_steps}});
     }
