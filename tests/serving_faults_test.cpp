@@ -13,6 +13,7 @@ class FixedSteps final : public StepTimes {
     Time prefill_time = Time::from_us(20'000), decode_time = Time::from_us(10'000);
     Time kv = Time::from_us(300);
     bool decode_fails_with_faults = false;
+    bool decode_fails_in_transients = false;
     std::vector<PrefillShape> prefills;
     std::vector<DecodeShape> decodes;
     StepTime prefill(PrefillShape s) override {
@@ -22,6 +23,7 @@ class FixedSteps final : public StepTimes {
     StepTime decode(DecodeShape s) override {
         decodes.push_back(s);
         if (decode_fails_with_faults && s.faults.present != 0) return {{}, {}, true};
+        if (decode_fails_in_transients && s.faults.transient != 0) return {{}, {}, true};
         return {decode_time, {}};
     }
     Time kv_transfer(std::uint64_t) override { return kv; }
@@ -222,7 +224,99 @@ TEST_CASE("a step that cannot complete with its faults stops its instance until 
     }
     CHECK(failed > 0);
     CHECK(served_after > 0);
-    CHECK(out.faults[0].failed_steps == 1);  // one, then the instance waits for the change
-    CHECK(out.faults[0].instances_stopped == 1);
+    // Two: the transient's, then (restarted at once) the steady state's; then the instance
+    // waits for the change.
+    CHECK(out.faults[0].failed_steps == 2);
+    CHECK(out.faults[0].instances_stopped == 2);
     CHECK(out.faults[0].requests_failed == failed);
+}
+
+TEST_CASE("a hang delays the KV caches on their way to its instance, it does not fail them",
+          "[serving][faults]") {
+    FixedSteps steps;
+    ServingDeployment d = two_by_two();
+    d.decode.instances = 1;
+    const auto reqs = load(40, 6, 9);
+    ServingFault hang;
+    hang.effect = ServingFaultEffect::Freezes;
+    hang.at = s(3);
+    hang.until = s(3.2);
+    hang.decode_instances = {0};
+    const ServingOutcome out = simulate_serving(d, reqs, steps, 9, std::vector<ServingFault>{hang});
+    check_conserved(reqs, out);
+    std::uint64_t arrived_during = 0;
+    for (const RequestTimes& t : out.requests) {
+        CHECK(t.failed == Time::never());
+        arrived_during += t.kv_ready > hang.at && t.kv_ready < hang.until;
+        // Caches that arrived during the hang join the batch after it.
+        if (t.kv_ready > hang.at && t.kv_ready < hang.until) CHECK(t.decode_start >= hang.until);
+    }
+    CHECK(arrived_during > 0);
+    CHECK(out.faults[0].requests_failed == 0);
+}
+
+TEST_CASE("an instance two stops overlap on stays down until both are over", "[serving][faults]") {
+    FixedSteps steps;
+    const ServingDeployment d = two_by_two();
+    const auto reqs = load(40, 12, 10);
+    // Overlapping, and one inside the other (its end must not bring the instance back).
+    for (const Time second_end : {s(8), s(6)}) {
+        const std::vector<ServingFault> faults = {stops_decode_0(s(2), s(8) + s(6) - second_end),
+                                                  stops_decode_0(s(4), second_end)};
+        const ServingOutcome out = simulate_serving(d, reqs, steps, 10, faults);
+        check_conserved(reqs, out);
+        std::uint64_t after = 0;
+        for (const StepRecord& st : out.steps) {
+            if (st.prefill || st.instance != 0) continue;
+            CHECK_FALSE((st.start >= s(2) && st.start < s(8)));
+            after += st.start >= s(8);
+        }
+        CHECK(after > 0);
+        CHECK(out.faults[1].instances_stopped == 1);  // it held the instance too
+    }
+}
+
+TEST_CASE("a fault that names an instance changes that instance's steps alone",
+          "[serving][faults]") {
+    FixedSteps steps;
+    const ServingDeployment d = two_by_two();
+    const auto reqs = load(40, 4, 11);
+    ServingFault slow_gpu;  // a GPU of decode instance 1, from the start
+    slow_gpu.prefill_steps = false;
+    slow_gpu.decode_instances = {1};
+    const ServingOutcome out =
+        simulate_serving(d, reqs, steps, 11, std::vector<ServingFault>{slow_gpu});
+    std::uint64_t on_one = 0;
+    for (const StepRecord& st : out.steps) {
+        CHECK(st.faults == (!st.prefill && st.instance == 1 ? 1u : 0u));
+        on_one += st.faults;
+    }
+    CHECK(on_one > 0);
+}
+
+TEST_CASE(
+    "an instance whose step failed in a fault's transient restarts at once and meets its "
+    "steady state",
+    "[serving][faults]") {
+    FixedSteps steps;
+    steps.decode_fails_in_transients = true;
+    ServingDeployment d = two_by_two();
+    d.prefill.instances = d.decode.instances = 1;
+    const auto reqs = load(20, 6, 12);
+    ServingFault plane;  // lost for good at 2 s (decode steps alone, to count them)
+    plane.at = s(2);
+    plane.reacts = true;
+    plane.prefill_steps = false;
+    const ServingOutcome out =
+        simulate_serving(d, reqs, steps, 12, std::vector<ServingFault>{plane});
+    check_conserved(reqs, out);
+    std::uint64_t failed = 0, served_after = 0;
+    for (const RequestTimes& t : out.requests) {
+        failed += t.failed != Time::never();
+        served_after += t.decode_start > s(2.1);
+    }
+    CHECK(failed > 0);         // the batch of the step that failed
+    CHECK(served_after > 20);  // then it serves on, the fault still there
+    CHECK(out.faults[0].failed_steps == 1);
+    CHECK(out.faults[0].transient_steps == 1);
 }

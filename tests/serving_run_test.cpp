@@ -537,11 +537,14 @@ TEST_CASE(
     const nlohmann::json b = run_serving("slow-decode-again", with_faults(decode_gpu));
     CHECK(b["serving"] == a["serving"]);
     CHECK(b["files"] == a["files"]);
-    // --baseline: the healthy twin is the run without the fault (a slow GPU drops nothing, so
-    // the transport is the same), and delta the difference.
+    // --baseline: the healthy twin is the run without the fault -- as the same scenario with
+    // the fault after its end (steps placed alike; a slow GPU drops nothing, so the transport
+    // is the same) -- and delta the difference.
     const nlohmann::json c =
         run_serving("slow-decode-baseline", with_faults(decode_gpu), "--baseline");
-    const nlohmann::json healthy = run_serving("healthy", kServing);
+    const nlohmann::json healthy = run_serving(
+        "healthy",
+        with_faults("  - {kind: gpu_slow, target: {gpu: 20}, factor: 2, at_us: 100000000}\n"));
     CHECK(c["serving"] == a["serving"]);
     CHECK(c["baseline"]["serving"]["tpot_ms"] == healthy["serving"]["tpot_ms"]);
     CHECK(c["baseline"]["serving"]["ttft_ms"] == healthy["serving"]["ttft_ms"]);
@@ -575,7 +578,9 @@ TEST_CASE(
     check_accounted(v);
     const nlohmann::json& f = v["faults"][0];
     CHECK(f["failed_steps"].get<std::uint64_t>() >= 1);
-    CHECK(f["instances_stopped"] == 2);  // the prefill and the decode instance
+    // The prefill and the decode instance, each twice: in the transient, and again in the
+    // steady state once restarted.
+    CHECK(f["instances_stopped"] == 4);
     CHECK(f["requests_failed"] == v["requests"]["failed"]);
     CHECK(v["requests"]["failed"].get<std::uint64_t>() > 0);
     for (const nlohmann::json& w : v["timeline"]["windows"]) {
@@ -648,6 +653,10 @@ TEST_CASE("bad faults in a serving run are one located line and exit 2",
     expect_serving_error("switch-outside",
                          with_faults("  - {kind: switch_down, target: {switch: 100000}}\n"),
                          "faults[0].target", "expected");
+    std::string unaligned = with_faults("  - {kind: gpu_slow, target: {gpu: 20}, factor: 2}\n");
+    unaligned.replace(unaligned.find("prefill: {ep_size: 16}"), 22, "prefill: {ep_size: 12}");
+    expect_serving_error("unaligned", unaligned, "serving.deployment.prefill.ep_size",
+                         "whole nodes");
     expect_serving_error("windows", with("duration_s: 1", "duration_s: 11\n  timeline_s: 0.001"),
                          "serving.timeline_s", "10,000 windows");
 }

@@ -22,8 +22,8 @@ struct ServingFault {
     ServingFaultEffect effect = ServingFaultEffect::Steps;
     Time at;
     Time until = Time::never();  // never: for good
-    // Freezes and Stops: the instances it hits, prefill and decode each counted from 0
-    // (colocated: the decode list alone).
+    // The instances it hits, prefill and decode each counted from 0 (colocated: the decode
+    // list alone); a Steps fault naming none (the fabric's) changes every instance's steps.
     std::vector<std::uint32_t> prefill_instances, decode_instances;
     // Steps: the kinds whose steps it changes (colocated: decode for both), and whether the
     // fabric reacts to it (a lost cable: the first step an instance takes with it sees the

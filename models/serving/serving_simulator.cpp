@@ -30,7 +30,7 @@ struct Event {
     std::uint64_t sequence = 0;  // equal times: in the order scheduled
     Ev kind = Ev::Arrival;
     std::uint32_t target = 0;
-    std::uint32_t generation = 0;  // a step's end: the instance's, as the step began
+    std::uint32_t generation = 0;  // a step's end: the instance's step_generation, as it began
     bool operator>(const Event& o) const { return at != o.at ? at > o.at : sequence > o.sequence; }
 };
 
@@ -63,13 +63,15 @@ struct Instance {
     Time step_end;                    // and when it ends
     bool busy = false;
     // Faults: a stopped instance is down (stopped_by: the fault blamed; by_step: a step that
-    // failed with it, so it tries again when the faults change); its generation counts its
-    // stops, so the events of what it did before are ignored. A frozen one starts no step
-    // before frozen_until. `seen`: the faults it has stepped with.
+    // failed with it, so it tries again when the faults change); `generation` counts its stops
+    // (a KV cache sent before one fails as it arrives), `step_generation` its stops and
+    // freezes (a step's end scheduled before one is void). A frozen one starts no step before
+    // frozen_until. `seen`: the faults it has stepped with.
     bool down = false;
     bool by_step = false;
     std::uint32_t stopped_by = 0;
     std::uint32_t generation = 0;
+    std::uint32_t step_generation = 0;
     Time frozen_until = Time::zero();
     bool wake_pending = false;
     std::uint64_t seen = 0;
@@ -129,13 +131,14 @@ class Run {
                     arrive(e.target);
                     break;
                 case Ev::PrefillDone:
-                    if (e.generation == prefillers()[e.target].generation) prefill_done(e.target);
+                    if (e.generation == prefillers()[e.target].step_generation)
+                        prefill_done(e.target);
                     break;
                 case Ev::KvDone:
                     kv_done(e.target);
                     break;
                 case Ev::DecodeDone:
-                    if (e.generation == decode_[e.target].generation) decode_done(e.target);
+                    if (e.generation == decode_[e.target].step_generation) decode_done(e.target);
                     break;
                 case Ev::FaultStart:
                     fault_start(e.target);
@@ -178,7 +181,8 @@ class Run {
         std::uint32_t best = kNone32;
         for (std::uint32_t i = 0; i < pool.size(); ++i)
             if (!pool[i].down && (best == kNone32 || load(pool[i]) < load(pool[best]))) best = i;
-        if (best == kNone32) return fail(r, pool.front().stopped_by);  // every one stopped
+        // Every one stopped: blamed on what holds the first down.
+        if (best == kNone32) return fail(r, pool.front().stopped_by);
         Instance& in = pool[best];
         left_[r] = req_[r].prompt_tokens;
         in.waiting.push_back(Chunk{r, req_[r].prompt_tokens});
@@ -233,7 +237,7 @@ class Run {
         const PrefillShape shape{
             static_cast<std::uint32_t>((total + in.ep_size - 1) / in.ep_size),
             static_cast<std::uint32_t>(weighted / static_cast<double>(total) + 0.5),
-            colocated() ? 0 : kv_in_flight(in, sending_), step_faults(in, true)};
+            colocated() ? 0 : kv_in_flight(in, sending_), step_faults(in, i, true)};
         const StepTime took = steps_.prefill(shape);
         begin_step(in, i, true, static_cast<std::uint32_t>(total), shape.tokens_per_gpu,
                    shape.kv_bytes, shape.faults, took);
@@ -241,11 +245,16 @@ class Run {
 
     // The step's faults: those present now that change its kind's steps, and of them the ones
     // new to this instance that the fabric reacts to.
-    StepFaults step_faults(Instance& in, bool prefill) {
+    // A fault that names instances (a GPU's) changes theirs alone.
+    StepFaults step_faults(Instance& in, std::uint32_t i, bool prefill) {
         StepFaults f;
         for (std::uint32_t k = 0; k < faults_.size(); ++k) {
             const ServingFault& x = faults_[k];
-            const bool mine = colocated() || (prefill ? x.prefill_steps : x.decode_steps);
+            const bool kind = colocated() || (prefill ? x.prefill_steps : x.decode_steps);
+            const std::vector<std::uint32_t>& named =
+                prefill && !colocated() ? x.prefill_instances : x.decode_instances;
+            const bool mine =
+                kind && (named.empty() || std::find(named.begin(), named.end(), i) != named.end());
             if (x.effect == ServingFaultEffect::Steps && mine && x.present_at(now_))
                 f.present |= std::uint64_t{1} << k;
         }
@@ -266,17 +275,21 @@ class Run {
         out_.steps.push_back(StepRecord{now_, took.total, i, prefill, batch, shape, 0, kv_bytes,
                                         took.kv_slowdown, faults.present, took.failed});
         if (took.failed) {
-            // The library aborts: the instance stops, until the faults change.
+            // The library aborts: the instance stops. Failed in a fault's transient, it
+            // restarts at once (restart time not modelled) and meets the fault's steady state;
+            // failed in the steady state, it waits for the faults to change.
             for (std::uint32_t k = 0; k < faults_.size(); ++k)
                 out_.faults[k].failed_steps += faults.present >> k & 1;
             out_.steps[in.step].duration = Time::zero();
             const auto blamed = static_cast<std::uint32_t>(
                 std::countr_zero(faults.transient != 0 ? faults.transient : faults.present));
-            return stop(in, blamed, true);
+            stop(in, i, prefill && !colocated(), blamed, true);
+            if (faults.transient != 0) in.down = false;
+            return;
         }
         in.busy = true;
         in.step_end = now_ + took.total;
-        schedule(in.step_end, prefill ? Ev::PrefillDone : Ev::DecodeDone, i, in.generation);
+        schedule(in.step_end, prefill ? Ev::PrefillDone : Ev::DecodeDone, i, in.step_generation);
     }
 
     // Whether the instance may begin a step now: not while stopped; while frozen, it wakes
@@ -379,7 +392,7 @@ class Run {
         const std::uint32_t slots = in.ep_size * d_.micro_batches;
         const DecodeShape shape{
             (n + slots - 1) / slots, static_cast<std::uint32_t>((context + n / 2) / n),
-            colocated() ? 0 : kv_in_flight(in, receiving_), step_faults(in, false)};
+            colocated() ? 0 : kv_in_flight(in, receiving_), step_faults(in, i, false)};
         const StepTime took = steps_.decode(shape);
         begin_step(in, i, false, n, shape.requests_per_gpu, shape.kv_bytes, shape.faults, took);
     }
@@ -432,9 +445,14 @@ class Run {
 
     // The instance stops: every request it holds fails (those whose KV caches are on their way
     // to it fail as the caches arrive: its generation changed), its step in flight is cut.
-    void stop(Instance& in, std::uint32_t fault, bool step_failed) {
-        if (in.down) return;
+    void stop(Instance& in, std::uint32_t i, bool prefill_side, std::uint32_t fault,
+              bool step_failed) {
         if (fault < faults_.size()) ++out_.faults[fault].instances_stopped;
+        if (in.down) {  // already down: this fault holds it now
+            in.stopped_by = fault;
+            in.by_step = false;
+            return;
+        }
         if (in.busy) {
             StepRecord& st = out_.steps[in.step];
             st.duration = now_ - st.start;
@@ -454,8 +472,32 @@ class Run {
         in.down = true;
         in.stopped_by = fault;
         in.by_step = step_failed;
-        if (step_failed) stopped_by_step_fault_.push_back(&in);
+        if (step_failed) retry_.emplace_back(prefill_side, i);
         ++in.generation;
+        ++in.step_generation;
+    }
+
+    // A stops fault present now that names the instance (kNone32: none).
+    std::uint32_t stop_holding(std::uint32_t i, bool prefill_side) const {
+        for (std::uint32_t k = 0; k < faults_.size(); ++k) {
+            const ServingFault& f = faults_[k];
+            const std::vector<std::uint32_t>& named =
+                prefill_side ? f.prefill_instances : f.decode_instances;
+            if (f.effect == ServingFaultEffect::Stops && f.present_at(now_) &&
+                std::find(named.begin(), named.end(), i) != named.end())
+                return k;
+        }
+        return kNone32;
+    }
+
+    // Up again, unless a stops fault still holds it (then blamed on that one).
+    void restart_if_free(Instance& in, std::uint32_t i, bool prefill_side) {
+        if (const std::uint32_t k = stop_holding(i, prefill_side); k != kNone32) {
+            in.stopped_by = k;
+            in.by_step = false;
+            return;
+        }
+        restart(in, i, prefill_side);
     }
 
     void restart(Instance& in, std::uint32_t i, bool prefill_side) {
@@ -479,19 +521,22 @@ class Run {
     void fault_start(std::uint32_t k) {
         const ServingFault& f = faults_[k];
         if (f.effect == ServingFaultEffect::Stops)
-            for_hit(f, [&](Instance& in, std::uint32_t, bool) { stop(in, k, false); });
+            for_hit(f, [&](Instance& in, std::uint32_t i, bool prefill_side) {
+                stop(in, i, prefill_side, k, false);
+            });
         if (f.effect == ServingFaultEffect::Freezes)
             for_hit(f, [&](Instance& in, std::uint32_t i, bool) { freeze(in, i, f.until); });
-        if (f.effect == ServingFaultEffect::Steps) retry_failed_steps();
+        retry_failed_steps();
     }
 
     void fault_end(std::uint32_t k) {
         const ServingFault& f = faults_[k];
         if (f.effect == ServingFaultEffect::Stops)
             for_hit(f, [&](Instance& in, std::uint32_t i, bool prefill_side) {
-                if (in.down && !in.by_step && in.stopped_by == k) restart(in, i, prefill_side);
+                if (in.down && !in.by_step && in.stopped_by == k)
+                    restart_if_free(in, i, prefill_side);
             });
-        if (f.effect == ServingFaultEffect::Steps) retry_failed_steps();
+        retry_failed_steps();
     }
 
     // A hang holds the instance: its step in flight ends that much later (every rank waits in
@@ -503,22 +548,18 @@ class Run {
         const Time held = until - now_;
         in.step_end = in.step_end + held;
         out_.steps[in.step].duration = out_.steps[in.step].duration + held;
-        ++in.generation;  // the step's old end is void
+        ++in.step_generation;  // the step's old end is void
         schedule(in.step_end, out_.steps[in.step].prefill ? Ev::PrefillDone : Ev::DecodeDone, i,
-                 in.generation);
+                 in.step_generation);
     }
 
-    // Instances a step's faults stopped try again whenever the faults change.
+    // Instances a step's faults stopped try again whenever a fault starts or ends.
     void retry_failed_steps() {
-        std::vector<Instance*> stopped;
-        stopped.swap(stopped_by_step_fault_);
-        for (Instance* in : stopped) {
-            if (!in->down || !in->by_step) continue;
-            const bool prefill_side =
-                !colocated() && in >= prefill_.data() && in < prefill_.data() + prefill_.size();
-            const auto i = static_cast<std::uint32_t>(prefill_side ? in - prefill_.data()
-                                                                   : in - decode_.data());
-            restart(*in, i, prefill_side);
+        std::vector<std::pair<bool, std::uint32_t>> stopped;
+        stopped.swap(retry_);
+        for (const auto& [prefill_side, i] : stopped) {
+            Instance& in = prefill_side ? prefill_[i] : decode_[i];
+            if (in.down && in.by_step) restart_if_free(in, i, prefill_side);
         }
     }
 
@@ -547,9 +588,9 @@ class Run {
     StepTimes& steps_;
     RandomStream rng_;
     std::span<const ServingFault> faults_;
-    std::uint64_t from_start_ = 0;                  // faults present from time 0
-    std::vector<Instance*> stopped_by_step_fault_;  // instances a failed step stopped
-    std::vector<std::uint32_t> kv_generation_;      // per request: its decode instance's, as sent
+    std::uint64_t from_start_ = 0;                       // faults present from time 0
+    std::vector<std::pair<bool, std::uint32_t>> retry_;  // stopped by a failed step: side, index
+    std::vector<std::uint32_t> kv_generation_;  // per request: its decode instance's, as sent
     std::vector<Instance> prefill_, decode_;
     std::vector<std::uint32_t> left_;                        // prompt tokens not yet prefilled
     std::vector<std::uint32_t> generated_;                   // output tokens so far

@@ -55,6 +55,14 @@ ServingFaults serving_faults(const Scenario& s) {
                                                s.faults.size()));
     const ServingDeployment& d = s.serving.deployment;
     const bool dis = d.kind == DeploymentKind::Disaggregated;
+    // With faults, decode steps run where the deployment puts them, after the prefill GPUs;
+    // the step model counts nodes from a step's first GPU, so that must start a node.
+    const std::uint32_t per = std::max<std::uint32_t>(1, s.cluster.gpus_per_node);
+    if (dis && d.prefill_gpus() % per != 0)
+        throw s.error_at("serving.deployment.prefill.ep_size",
+                         fmt::format("with faults, the {} prefill GPUs must fill whole nodes of "
+                                     "{} (expected instances x ep_size a multiple of {})",
+                                     d.prefill_gpus(), per, per));
     // Which instance a GPU is in: the prefill ones first (disaggregated), then decode.
     auto place = [&](std::uint32_t g, ServingFault& f, bool& prefill) {
         prefill = dis && g < d.prefill_gpus();
@@ -83,9 +91,7 @@ ServingFaults serving_faults(const Scenario& s) {
                                  "until_us, or no serving: section)");
             case FaultKind::GpuSlow: {
                 bool prefill = false;
-                place(gpus_of(s, spec).front(), f, prefill);
-                f.prefill_instances.clear();
-                f.decode_instances.clear();
+                place(gpus_of(s, spec).front(), f, prefill);  // its instance's steps alone
                 f.prefill_steps = prefill;
                 f.decode_steps = !prefill;
                 break;
@@ -113,8 +119,6 @@ ServingFaults serving_faults(const Scenario& s) {
                 // on the one instance of its kind (the step runs lose its ranks).
                 const bool one = (kind ? d.prefill.instances : d.decode.instances) == 1;
                 if (spec.at_us == 0 && !s.workload.rank_loss_fails && one && !mixed) {
-                    f.prefill_instances.clear();
-                    f.decode_instances.clear();
                     f.prefill_steps = kind;
                     f.decode_steps = !kind;
                 } else {

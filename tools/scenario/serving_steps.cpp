@@ -55,7 +55,9 @@ Scenario PacketStepTimes::step_scenario(const Scenario& s, MoePhase phase, std::
     }
     const ServingDeployment& d = s.serving.deployment;
     const bool prefill = phase == MoePhase::Prefill;
-    const InstanceGroup& g = prefill ? d.prefill : d.decode;
+    // Colocated instances prefill too: their prefill steps run on the decode group.
+    const InstanceGroup& g =
+        prefill && d.kind == DeploymentKind::Disaggregated ? d.prefill : d.decode;
     auto& w = t.workload;
     w.phase = phase;
     // Per micro-batch: a prefill step's tokens per GPU are split over them.
@@ -75,11 +77,12 @@ Scenario PacketStepTimes::step_scenario(const Scenario& s, MoePhase phase, std::
     // Layers are not settled per shape (that would rerun every shape): the auto count's start,
     // 4 decode or 2 prefill layers (settle_layers.hpp), unless the scenario sets its own.
     if (w.simulated_layers == 0) w.simulated_layers = simulated_layers_to_run(t);
-    // On the whole deployment's fabric. With faults, the kind's instances are where the
-    // deployment puts them, so a fault hits the steps it would; without, from GPU 0 (fat trees
+    // On the whole deployment's fabric. In a scenario with faults, the kind's instances are
+    // where the deployment puts them, so a fault hits the steps it would (and its healthy
+    // steps are placed alike: a fault's delta is the fault's); without, from GPU 0 (fat trees
     // are symmetric in this, Dragonfly and Slim Fly not quite: a simplification the results
     // state).
-    if (faults.present != 0 && !prefill) w.first_gpu = d.prefill_gpus();
+    if (!s.faults.empty() && !prefill) w.first_gpu = d.prefill_gpus();
     t.topology.endpoints = d.gpus();
     t.topology.endpoints_set = true;
     t.sim.replicates = 1;
@@ -193,7 +196,9 @@ const StepSimulation& PacketStepTimes::simulated(What what, std::uint64_t size,
         // Twice what the NIC carries in the simulated window: sharing the NIC, the stream
         // lasts past the window's end, so every simulated layer (and the steady state the
         // step's other layers are taken at) meets it.
-        const double window_us = simulated(what, size, context, false, faults).window_us;
+        const StepSimulation& alone = simulated(what, size, context, false, faults);
+        if (!alone.completed) return alone;  // nothing to stream beside
+        const double window_us = alone.window_us;
         const auto bytes =
             static_cast<std::uint64_t>(2 * window_us * s_.cluster.nic_rate_gbps * 125.0) + 1;
         r = run_step(what, size, context, bytes, faults);
@@ -240,10 +245,12 @@ double PacketStepTimes::interpolated_ms(What what, std::uint64_t size, std::uint
 double PacketStepTimes::kv_delta_ms(What what, std::uint64_t size, std::uint64_t context,
                                     StepFaults f) {
     f.transient = 0;  // the KV stream's effect in the faults' steady state
+    // (By value: a new run may move the runs already held.)
     auto delta = [&](std::uint64_t sz, std::uint64_t ctx) {
-        const StepSimulation& with = simulated(what, sz, ctx, true, f);
-        const StepSimulation& alone = simulated(what, sz, ctx, false, f);
-        return with.completed && alone.completed ? with.time_ms - alone.time_ms : 0.0;
+        const StepSimulation alone = simulated(what, sz, ctx, false, f);
+        if (!alone.completed) return 0.0;
+        const StepSimulation with = simulated(what, sz, ctx, true, f);
+        return with.completed ? with.time_ms - alone.time_ms : 0.0;
     };
     if (!s_.serving.step_cache) return delta(size, context);
     // Cached: at the first reference context only (the contention is the network's; the
