@@ -515,7 +515,7 @@ void check_accounted(const nlohmann::json& v) {
 TEST_CASE(
     "a GPU slowed during serving shows in its own kind's steps, in the timeline's windows it "
     "lasts, the same under the seed",
-    "[serving][faults][system]") {
+    "[serving][faults][system][long]") {
     const std::string decode_gpu =
         "  - {kind: gpu_slow, target: {gpu: 20}, factor: 2, at_us: 300000, until_us: 600000}\n";
     const nlohmann::json a = run_serving("slow-decode", with_faults(decode_gpu));
@@ -607,7 +607,7 @@ TEST_CASE(
 }
 
 TEST_CASE("a NIC lost during serving stops the instance of its GPUs alone",
-          "[serving][faults][system]") {
+          "[serving][faults][system][long]") {
     // Two decode instances of 8: NIC 20 is GPU 20's, in decode instance 0 (GPUs 16 to 23).
     const std::string two =
         with_faults("  - {kind: nic_down, target: {nic: 20}, at_us: 300000, until_us: 700000}\n");
