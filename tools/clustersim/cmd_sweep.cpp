@@ -43,18 +43,22 @@ int run(const SweepCommandOptions& o, const MpiSession& mpi) {
                    summary.failed, summary.resumed,
                    o.out_dir.empty() ? "" : "; results.csv and results.json in " + o.out_dir);
     }
+    if (!root) return kExitOk;  // rank 0 gathers the rows and answers for the sweep
+    return sweep_exit_code(summary);
+}
+
+}  // namespace
+
+int sweep_exit_code(const SweepSummary& summary) {
     // As the contract says: 2 when a point's input is bad, 4 when every input was valid but a
     // point did not complete, 0 only when all did.
     bool bad_input = false, incomplete = false;
-    if (!root) return kExitOk;  // rank 0 gathers the rows and answers for the sweep
     for (const auto& row : summary.json["points"]) {
         bad_input |= row["status"] == "error";
         incomplete |= row["status"] != "completed";
     }
     return bad_input ? kExitBadInput : incomplete ? kExitSweepIncomplete : kExitOk;
 }
-
-}  // namespace
 
 int check_sweep_file(const std::string& file, const std::vector<std::string>& grid,
                      unsigned threads, bool json) {

@@ -11,6 +11,7 @@
 
 #include "tools/scenario/mpi_world.hpp"
 #include "tools/scenario/scenario.hpp"
+#include "tools/scenario/sweep.hpp"
 
 namespace clustersim::cli {
 
@@ -34,6 +35,7 @@ Subcommand add_report(CLI::App& app);
 Subcommand add_compare(CLI::App& app);
 Subcommand add_bench(CLI::App& app);
 Subcommand add_serve_search(CLI::App& app);
+Subcommand add_availability(CLI::App& app);
 
 /// SCENARIO, --set and (optionally) --json: the options every scenario command takes.
 struct ScenarioOptions {
@@ -49,6 +51,10 @@ Scenario load(const ScenarioOptions& o, std::optional<std::uint64_t> seed = std:
 /// exit 2 with problems, else 0.
 int check_sweep_file(const std::string& file, const std::vector<std::string>& grid,
                      unsigned threads, bool json = false);
+
+/// A finished sweep's exit code: 2 when a point's input was bad, 4 when a point did not
+/// complete, else 0.
+int sweep_exit_code(const SweepSummary& summary);
 
 /// `report` on a run's or sweep's output folder (also run --report), or on several runs'
 /// (compare.html in the first); returns the page written.

@@ -25,9 +25,10 @@ int main(int argc, char** argv) {
     app.set_version_flag("--version", fmt::format("clustersim {} (commit {}, {} build)",
                                                   build.version, build.commit, build.build));
     const std::vector<cli::Subcommand> subcommands = {
-        cli::add_run(app, mpi), cli::add_topo(app),       cli::add_traffic(app),
-        cli::add_check(app),    cli::add_sweep(app, mpi), cli::add_report(app),
-        cli::add_compare(app),  cli::add_bench(app),      cli::add_serve_search(app)};
+        cli::add_run(app, mpi),    cli::add_topo(app),       cli::add_traffic(app),
+        cli::add_check(app),       cli::add_sweep(app, mpi), cli::add_report(app),
+        cli::add_compare(app),     cli::add_bench(app),      cli::add_serve_search(app),
+        cli::add_availability(app)};
 
     // An unknown first word is named as such (CLI11 would only say a subcommand is required).
     if (argc > 1 && argv[1][0] != '-') {
@@ -37,7 +38,8 @@ int main(int argc, char** argv) {
         if (!known) {
             fmt::print(stderr,
                        "clustersim: unknown subcommand '{}' (expected run, topo, traffic, check, "
-                       "sweep, report, compare, bench or serve-search; see clustersim --help)\n",
+                       "sweep, report, compare, bench, serve-search or availability; see "
+                       "clustersim --help)\n",
                        clustersim::InputError::printable(word, 80));
             return cli::kExitBadInput;
         }

@@ -4,6 +4,7 @@
 #include <array>
 #include <string_view>
 
+#include "tools/scenario/availability.hpp"
 #include "tools/scenario/moe_results.hpp"
 #include "tools/scenario/results_json.hpp"
 #include "tools/scenario/serving_run.hpp"
@@ -105,6 +106,8 @@ std::vector<std::string> result_keys(const Scenario& s) {
         numeric_leaves(moe_step_section(MoeStepMetrics{}, s.workload.phase, 1), section, keys);
         keys.push_back(section + ".simulated_layers_auto.");
         keys.push_back(section + ".degraded_steady_state.");  // a fault inside the window
+        const auto av = availability_result_keys();  // `clustersim availability`, sweeps by it
+        keys.insert(keys.end(), av.begin(), av.end());
     }
     return keys;
 }

@@ -284,6 +284,7 @@ class Filler {
         s.sim.fingerprint = text_or("sim.fingerprint", "false") == "true";
         fill_moe(s);
         fill_serving(s);
+        fill_availability(s);
         s.network.virtual_lanes = u32_or("network.virtual_lanes", 0);
     }
 
@@ -407,6 +408,38 @@ class Filler {
             throw s.error_at(
                 "workload.kind",
                 "a moe workload needs a model (expected model.name, e.g. deepseek-v3)");
+    }
+
+    // availability: the built-in failure figures, each overridable; recorded as resolved only
+    // where the section is there (a run without it reads none of them).
+    void fill_availability(Scenario& s) {
+        auto& a = s.availability;
+        const FailureRates& dflt = builtin_failure_rates();
+        a.rates = dflt.by_class;
+        a.restart_minutes = dflt.restart_minutes;
+        a.amortisation_years = dflt.amortisation_years;
+        for (const auto& [p, pos] : s.positions) a.set = a.set || p.rfind("availability", 0) == 0;
+        if (!a.set) return;
+        a.days = u32_or("availability.days", 1000);
+        a.hours = number_or("availability.hours", 24);
+        a.max_modes = u32_or("availability.max_modes", 64);
+        a.restart_minutes = number_or("availability.restart_minutes", dflt.restart_minutes);
+        a.restart_below = number_or("availability.restart_below", 0);
+        a.amortisation_years =
+            number_or("availability.amortisation_years", dflt.amortisation_years);
+        for (std::size_t c = 0; c < kComponentClassNames.size(); ++c) {
+            const std::string k = "availability." + std::string(kComponentClassNames[c]);
+            a.rates[c].per_year = number_or(k + ".per_year", dflt.by_class[c].per_year);
+            a.rates[c].repair_hours = number_or(k + ".repair_hours", dflt.by_class[c].repair_hours);
+            if (has(k + ".tiers")) {
+                const std::string list = text_or(k + ".tiers", "");
+                for (std::size_t b = 0; b <= list.size();) {
+                    const std::size_t e = std::min(list.find(',', b), list.size());
+                    a.tiers[c].push_back(list.substr(b, e - b));
+                    b = e + 1;
+                }
+            }
+        }
     }
 
     // serving: the requests, the deployment serving them and the targets they are held to.

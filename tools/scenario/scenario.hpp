@@ -1,12 +1,14 @@
 #pragma once
 // A validated scenario: every key checked against the schema, defaults filled in from the
 // hardware presets, and the source position of every key kept for later error messages.
+#include <array>
 #include <cstdint>
 #include <map>
 #include <string>
 #include <variant>
 #include <vector>
 
+#include "models/hardware/failure_rates.hpp"
 #include "models/hardware/hardware_catalog.hpp"
 #include "models/hardware/moe_model.hpp"
 #include "models/network/network.hpp"
@@ -153,6 +155,20 @@ struct Scenario {
         bool step_cache = true;
         double timeline_s = 1;  // results' timeline: the windows' width
     } serving;
+
+    // availability: days of component failures and what the step delivers through them
+    // (docs/availability.md); read by `clustersim availability` and sweeps ranking by it.
+    struct Availability {
+        bool set = false;  // an availability key is there
+        std::uint32_t days = 1000;
+        double hours = 24;
+        std::uint32_t max_modes = 64;
+        double restart_minutes = 0;
+        double restart_below = 0;
+        double amortisation_years = 0;
+        std::array<ComponentFailure, kComponentClassNames.size()> rates{};
+        std::array<std::vector<std::string>, kComponentClassNames.size()> tiers;  // empty: all
+    } availability;
 
     struct Model {
         bool set = false;  // model.name given

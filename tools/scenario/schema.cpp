@@ -11,6 +11,7 @@
 #include "models/congestion/congestion_controls.hpp"
 #include "models/network/partitions.hpp"
 #include "models/routing/routing_policy.hpp"
+#include "models/hardware/failure_rates.hpp"
 #include "models/serving/serving_deployment.hpp"
 #include "sim/registry.hpp"
 #include "tools/scenario/scenario.hpp"
@@ -320,7 +321,22 @@ static std::vector<KeySpec> core_keys() {
         number("serving.slo.e2e_ms", 1e-6, 1e12, "none", "end-to-end latency a request must also meet"),
         number("serving.timeline_s", 1e-3, 1e6, "1", "the width of results' serving.timeline windows: TTFT, TPOT and requests over time (docs/serving.md)"),
         boolean("serving.step_cache", "true", "reuse a step's time for every step of the same bucketed shape (docs/serving.md); false simulates each distinct exact shape"),
+        section("availability"),
+        integer("availability.days", 2, 1e7, "1000", "periods sampled (seeded), each with its own failures: the expected throughput is their mean, with its standard error (docs/availability.md)"),
+        number("availability.hours", 1e-3, 1e6, "24", "the length of one sampled period"),
+        integer("availability.max_modes", 1, 10000, "64", "distinct failure modes simulated at most (each is a packet-level run); more is refused before any runs"),
+        number("availability.restart_minutes", 0, 1e6, "models/data/failure_rates.yaml", "an instance a failure stops serves again on spare nodes after this long, leaving the failed parts behind"),
+        number("availability.restart_below", 0, 1, "0", "also restart when a failure leaves less than this share of the healthy throughput (0: only when it stops)"),
+        number("availability.amortisation_years", 1e-3, 100, "models/data/failure_rates.yaml", "cost per delivered token: the cluster's price over this many years"),
     };
+    for (std::string_view c : kComponentClassNames) {
+        const std::string k = "availability." + std::string(c);
+        keys.push_back(section(k));
+        keys.push_back(number(k + ".per_year", 0, 1e6, "models/data/failure_rates.yaml", "failures per component per year"));
+        keys.push_back(number(k + ".repair_hours", 0, 1e6, "models/data/failure_rates.yaml", "how long a failed part is out while its instance runs without it"));
+        if (c == "cable" || c == "switch")
+            keys.push_back(names(k + ".tiers", 1, 16, std::string("only these tiers' ") + std::string(c) + "s fail (`topo --json` elements name them; default: every tier)"));
+    }
     insert_after(keys, "workload.kv_length",
                  length_keys("workload.kv_length", "context", 1e8,
                              "decode: each request's context drawn from this distribution"));

@@ -17,6 +17,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "tools/scenario/availability.hpp"
 #include "tools/scenario/csv_writer.hpp"
 #include "tools/scenario/estimate.hpp"
 #include "tools/scenario/loader.hpp"
@@ -184,6 +185,10 @@ Json run_point(const SweepSpec& spec, const SweepPoint& point) {
                     rec["error"] = "requests still in flight when the run stopped";
                     break;
                 }
+                continue;
+            }
+            if (spec.availability || s.availability.set) {  // days of failures, each mode a run
+                add_run(s, run_availability(s, false));
                 continue;
             }
             PreparedRun prepared = prepare_run(s);

@@ -67,6 +67,7 @@ SweepCheck check_sweep(const SweepSpec& spec) {
         Scenario s;
         try {
             s = load_scenario_text(spec.base_text, anchor, point.sets);
+            c.availability = c.availability || spec.availability || s.availability.set;
             if (s.sim.replicates > 1)
                 throw s.error_at("sim.replicates",
                                  "a sweep runs its points' seeds itself (expected the sweep "
@@ -157,6 +158,11 @@ std::string sweep_check_summary(const SweepSpec& spec, const SweepCheck& c, std:
         c.unestimated > 0 ? fmt::format("; {} point{} with no size formula not counted",
                                         c.unestimated, c.unestimated == 1 ? "" : "s")
                           : std::string());
+    if (c.availability)
+        out +=
+            "; each point is an availability analysis: the figures above are its healthy "
+            "runs', and every failure mode its sampled days meet adds a run (at most "
+            "availability.max_modes)";
     return out;
 }
 

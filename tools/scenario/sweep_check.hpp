@@ -19,6 +19,7 @@ struct SweepCheck {
     std::uint64_t memory_bytes = 0;  // the largest point's (a thread runs one at a time)
     double wall_s = 0;               // one thread's, summed over the runs (wall_estimate.hpp)
     std::uint64_t unestimated = 0;   // valid points whose workload has no size formula
+    bool availability = false;       // points are availability analyses: a run per mode more
 };
 
 SweepCheck check_sweep(const SweepSpec& spec);

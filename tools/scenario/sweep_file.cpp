@@ -211,6 +211,7 @@ SweepSpec load_sweep_text(const std::string& text, const std::string& path,
                           "decode.tokens_per_s_per_gpu");
         }
     }
+    spec.availability = spec.objective.rfind("availability.", 0) == 0;
     spec.maximize = objective_goal.value_or(better_large(spec.objective));
     spec.goal_inferred = !objective_goal && !root["goal"] && !spec.objective.empty();
     if (const YAML::Node goal = root["goal"]) {
@@ -296,6 +297,7 @@ std::string point_fingerprint(const SweepSpec& spec, const SweepPoint& point) {
         part(o.value);
     }
     part(std::to_string(spec.seeds));
+    if (spec.availability) part("availability");  // another analysis of the same point
     return fmt::format("{:016x}", h);
 }
 

@@ -29,6 +29,9 @@ struct SweepSpec {
     bool maximize = true;     // `objective.goal` (default: min for times and latencies, else max)
     bool goal_inferred = false;  // a plain objective key: the goal came from its name
     std::uint32_t objective_line = 1, objective_column = 1;  // where the objective's key is
+    // Each point's runs are availability analyses (tools/scenario/availability.hpp): the
+    // objective is an availability key, or `clustersim availability` runs the sweep.
+    bool availability = false;
 };
 
 /// At most this many points in one sweep (grid sizes multiplied, times the zip's length),

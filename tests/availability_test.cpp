@@ -1,0 +1,347 @@
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+#include "support.hpp"
+#include "tools/scenario/availability.hpp"
+#include "tools/scenario/availability_days.hpp"
+#include "tools/scenario/scenario.hpp"
+
+using namespace clustersim;
+using namespace clustersim::test;
+
+namespace {
+
+ComponentGroup group(ComponentClass c, std::uint64_t count, double per_year, double repair_h) {
+    return {c, "", count, per_year / (365.0 * 24.0), repair_h};
+}
+
+DayOptions days(std::uint32_t n, std::uint64_t seed = 1) {
+    DayOptions o;
+    o.days = n;
+    o.seed = seed;
+    o.max_modes = 1000;
+    return o;
+}
+
+// Tokens/s falling by 10 per part out, never stopping: no restarts.
+double linear(const FailureMode& m) {
+    std::uint32_t out = 0;
+    for (auto k : m) out += k;
+    return std::max(1.0, 100.0 - 10.0 * out);
+}
+
+}  // namespace
+
+TEST_CASE("with every failure rate 0 the expected throughput is the healthy one, exactly",
+          "[availability]") {
+    const std::vector<ComponentGroup> g = {group(ComponentClass::Cable, 1000, 0, 4),
+                                           group(ComponentClass::Gpu, 256, 0, 24)};
+    int asked = 0;
+    const auto est = estimate_availability(g, days(500), [&](const FailureMode& m) {
+        ++asked;
+        return linear(m);
+    });
+    CHECK(asked == 1);
+    CHECK(est.mean_tokens_per_s == 100.0);
+    CHECK(est.se_tokens_per_s == 0.0);
+    CHECK(est.degraded_hours == 0.0);
+    CHECK(est.down_hours == 0.0);
+    REQUIRE(est.modes.size() == 1);
+    CHECK(est.modes[0].hours == Approx(500 * 24.0));
+    CHECK(sampled_modes(g, days(500)).size() == 1);
+}
+
+TEST_CASE("one class failing: the mix equals the rate-weighted hand computation",
+          "[availability]") {
+    // 400 cables failing 2 times a year each, 4 h out: parts out at any time are Poisson with
+    // mean n x rate x repair (an infinite-server queue), 400 x 2 / 8760 x 4 = 0.3653. Each part
+    // out costs 10 tokens/s, so the expected rate is 100 - 10 x 0.3653 = 96.347.
+    const std::vector<ComponentGroup> g = {group(ComponentClass::Cable, 400, 2, 4)};
+    const double mean_out = 400 * 2.0 / 8760.0 * 4.0;
+    const auto est = estimate_availability(g, days(4000), linear);
+    INFO("mean " << est.mean_tokens_per_s << " se " << est.se_tokens_per_s);
+    CHECK(est.se_tokens_per_s > 0);
+    CHECK(std::abs(est.mean_tokens_per_s - (100.0 - 10.0 * mean_out)) < 3 * est.se_tokens_per_s);
+    // Time with some part out: 1 - P(none) = 1 - exp(-0.3653) of the day.
+    CHECK(est.degraded_hours == Approx(24.0 * (1 - std::exp(-mean_out))).epsilon(0.03));
+    CHECK(est.down_hours == 0.0);
+    CHECK(est.restarts == 0.0);
+    // Each mode's hours are what its Poisson probability gives.
+    for (const ModeTally& t : est.modes) {
+        const double k = t.mode[0];
+        const double p = std::exp(-mean_out) * std::pow(mean_out, k) / std::tgamma(k + 1);
+        if (p > 0.01) CHECK(t.hours / (4000 * 24.0) == Approx(p).epsilon(0.05));
+    }
+}
+
+TEST_CASE("a failure that stops the instance costs a restart, not the repair", "[availability]") {
+    // 256 GPUs failing 0.5 a year, out 24 h, but the instance restarts on spares in 20 min:
+    // down 256 x 0.5 / 8760 x 1/3 h of every hour.
+    const std::vector<ComponentGroup> g = {group(ComponentClass::Gpu, 256, 0.5, 24)};
+    auto stops = [](const FailureMode& m) { return m[0] > 0 ? 0.0 : 100.0; };
+    const auto est = estimate_availability(g, days(4000), stops);
+    const double rate_per_h = 256 * 0.5 / 8760.0;
+    INFO("mean " << est.mean_tokens_per_s << " se " << est.se_tokens_per_s);
+    CHECK(est.restarts == Approx(rate_per_h * 24).epsilon(0.05));
+    CHECK(est.down_hours == Approx(rate_per_h * 24 / 3.0).epsilon(0.06));
+    CHECK(est.restart_hours == est.down_hours);
+    CHECK(est.degraded_hours == 0.0);
+    // A restart overlapping another failure rarely matters here: within the error.
+    CHECK(std::abs(est.mean_tokens_per_s - 100.0 * (1 - rate_per_h / 3.0)) <
+          3 * est.se_tokens_per_s + 0.01);
+    // Without the restart the same failures would be down for their whole repair.
+    DayOptions no_restart = days(4000);
+    no_restart.restart_hours = 24;
+    const auto slow = estimate_availability(g, no_restart, stops);
+    CHECK(slow.down_hours > 20 * est.down_hours);
+}
+
+TEST_CASE("restart_below restarts an instance left too slow, and not one left fast enough",
+          "[availability]") {
+    const std::vector<ComponentGroup> g = {group(ComponentClass::Cable, 400, 2, 4)};
+    auto halves = [](const FailureMode& m) { return m[0] > 0 ? 40.0 : 100.0; };
+    DayOptions o = days(1000);
+    o.restart_below = 0.3;  // 40 % is enough: it runs degraded
+    const auto keep = estimate_availability(g, o, halves);
+    CHECK(keep.restarts == 0.0);
+    CHECK(keep.degraded_hours > 0);
+    o.restart_below = 0.5;  // 40 % is not: it restarts, serving nothing for 20 min
+    const auto restart = estimate_availability(g, o, halves);
+    CHECK(restart.restarts > 0);
+    CHECK(restart.degraded_hours == 0.0);  // every failure restarts, none is run degraded
+    CHECK(restart.down_hours == Approx(restart.restarts / 3.0).epsilon(0.05));
+}
+
+TEST_CASE("the sampling is reproducible from its seed and its error shrinks as days grow",
+          "[availability]") {
+    const std::vector<ComponentGroup> g = {group(ComponentClass::Cable, 400, 2, 4),
+                                           group(ComponentClass::Gpu, 256, 0.1, 24)};
+    const auto a = estimate_availability(g, days(1000, 7), linear);
+    const auto b = estimate_availability(g, days(1000, 7), linear);
+    const auto c = estimate_availability(g, days(1000, 8), linear);
+    CHECK(a.mean_tokens_per_s == b.mean_tokens_per_s);
+    CHECK(a.se_tokens_per_s == b.se_tokens_per_s);
+    CHECK(a.mean_tokens_per_s != c.mean_tokens_per_s);
+    // Four times the days: half the standard error.
+    const auto d = estimate_availability(g, days(4000, 7), linear);
+    CHECK(d.se_tokens_per_s / a.se_tokens_per_s == Approx(0.5).margin(0.1));
+}
+
+TEST_CASE("the modes counted before running bound the modes the days ask for", "[availability]") {
+    // Restarts leave the parts that failed after them: modes the days meet only after a
+    // restart, or before the period's start, are counted too.
+    // Nodes fail so often (17.5 out at a time on average) that cables alone are out only
+    // after a restart has left the nodes behind.
+    const std::vector<ComponentGroup> g = {group(ComponentClass::Cable, 400, 8, 4),
+                                           group(ComponentClass::Node, 32, 200, 24),
+                                           group(ComponentClass::Gpu, 256, 0, 0)};
+    bool cables_alone = false;
+    for (double restart_h : {0.0, 1.0 / 3.0, 3.0}) {
+        DayOptions o = days(300);
+        o.restart_hours = restart_h;
+        auto stops_on_node = [](const FailureMode& m) { return m[1] > 0 ? 0.0 : linear(m); };
+        const auto est = estimate_availability(g, o, stops_on_node);
+        const auto counted = sampled_modes(g, o);
+        INFO("restart " << restart_h << " h: asked " << est.modes.size() << ", counted "
+                        << counted.size());
+        CHECK(est.modes.size() <= counted.size());
+        for (const ModeTally& t : est.modes) {
+            CHECK(std::find(counted.begin(), counted.end(), t.mode) != counted.end());
+            cables_alone = cables_alone || (t.mode[0] > 0 && t.mode[1] == 0);
+        }
+        CHECK(est.restarts > 0);
+    }
+    CHECK(cables_alone);
+}
+
+TEST_CASE("each stretch in a mode and each restart it causes is counted once", "[availability]") {
+    // One part, failing about once a day: the healthy stretches number the failures' gaps, and
+    // every failure is one occurrence of the failed mode (served, or restarted).
+    const std::vector<ComponentGroup> g = {group(ComponentClass::Node, 1, 365, 2)};
+    for (double stop : {0.0, 1.0}) {
+        auto rate = [&](const FailureMode& m) { return m[0] > 0 ? 50.0 * stop : 100.0; };
+        const auto est = estimate_availability(g, days(2000), rate);
+        REQUIRE(est.modes.size() == 2);
+        const ModeTally& failed = est.modes[1];
+        const double per_day = static_cast<double>(failed.occurrences + failed.restarts) / 2000;
+        INFO("stop " << stop << ": " << failed.occurrences << " stretches, " << failed.restarts
+                     << " restarts");
+        CHECK(per_day == Approx(1.0).epsilon(0.06));
+        CHECK((stop == 0.0 ? failed.occurrences : failed.restarts) == 0);
+        // A restart is as long as it is, clipped only at the period's ends.
+        if (stop == 0.0)
+            CHECK(failed.restart_hours / static_cast<double>(failed.restarts) ==
+                  Approx(1.0 / 3.0).epsilon(0.02));
+    }
+}
+
+TEST_CASE("more distinct modes than max_modes are refused, before and while running",
+          "[availability]") {
+    const std::vector<ComponentGroup> g = {group(ComponentClass::Cable, 400, 20, 4)};
+    DayOptions o = days(200);
+    CHECK(sampled_modes(g, o).size() > 3);
+    o.max_modes = 3;
+    CHECK_THROWS_AS(estimate_availability(g, o, linear), TooManyModes);
+}
+
+namespace {
+
+const std::string kSmall =
+    "name: small\nseed: 1\nmodel: {name: deepseek-v3}\ncluster: {node: h800}\n"
+    "topology: {kind: dual-plane, endpoints: 16}\n"
+    "workload: {kind: moe, phase: decode, ep_size: 16, tokens_per_gpu: 8, simulated_layers: 2}\n";
+
+// The scenario written to its own folder, and loaded.
+struct Written {
+    std::string file;
+    Scenario scenario;
+};
+Written load_text(const std::string& name, const std::string& yaml) {
+    const auto dir = temp_dir("availability-" + name);
+    write_text(dir / "s.yaml", yaml);
+    const std::string file = (dir / "s.yaml").string();
+    return {file, load_scenario(file, {})};
+}
+
+const std::string kNoFailures =
+    "  cable: {per_year: 0}\n  switch: {per_year: 0}\n  nic: {per_year: 0}\n"
+    "  gpu: {per_year: 0}\n  node: {per_year: 0}\n";
+
+}  // namespace
+
+TEST_CASE("availability with no failures delivers exactly what run gives the step",
+          "[availability][system]") {
+    const Written w = load_text("none", kSmall + "availability:\n  days: 50\n" + kNoFailures);
+    const Json a = run_availability(w.scenario, false);
+    const auto r = run_cli("run " + w.file + " --json --quiet");
+    REQUIRE(r.exit_code == 0);
+    const Json plain = Json::parse(r.out);
+    // Equal but for the rounding of a mean over the days.
+    CHECK(a["availability"]["tokens_per_s_per_gpu"].get<double>() ==
+          Approx(plain["decode"]["tokens_per_s_per_gpu"].get<double>()).epsilon(1e-12));
+    CHECK(a["availability"]["healthy_tokens_per_s_per_gpu"].get<double>() ==
+          plain["decode"]["tokens_per_s_per_gpu"].get<double>());
+    CHECK(a["availability"]["delivered_fraction"].get<double>() == Approx(1.0).epsilon(1e-12));
+    CHECK(a["availability"]["mode_simulations"] == 1);
+}
+
+TEST_CASE("one class failing on a small fabric: the runs' rates mixed by hand",
+          "[availability][system]") {
+    // Only cables fail, 3 a year each, 4 h out: the dual-plane NICs keep their other port, so
+    // each mode is degraded, not stopped. The expected rate by hand: each mode's simulated
+    // rate weighted by its Poisson probability (n x rate x repair parts out on average).
+    const Scenario s = load_text("cables", kSmall +
+                                               "availability:\n  days: 2000\n  cable: "
+                                               "{per_year: 3}\n  switch: {per_year: 0}\n  "
+                                               "nic: {per_year: 0}\n  gpu: {per_year: 0}\n  "
+                                               "node: {per_year: 0}\n")
+                           .scenario;
+    const Json r = run_availability(s, false);
+    const Json& a = r["availability"];
+    REQUIRE(a["groups"].size() >= 1);
+    double cables = 0;
+    for (const auto& g : a["groups"])
+        if (g["class"] == "cable") cables += g["count"].get<double>();
+    const double mean_out = cables * 3.0 / 8760.0 * 4.0;
+    double hand = 0, covered = 0;
+    for (const auto& m : a["modes"]) {
+        double k = 0;
+        for (const auto& [label, n] : m["parts_out"].items()) k += n.get<double>();
+        const double p = std::exp(-mean_out) * std::pow(mean_out, k) / std::tgamma(k + 1);
+        hand += p * m["tokens_per_s_per_gpu"].get<double>();
+        covered += p;
+        CHECK(m["status"] == "completed");
+    }
+    INFO("hand " << hand << " covered " << covered << " tool " << a["tokens_per_s_per_gpu"]);
+    REQUIRE(covered > 0.999);
+    const double healthy = a["healthy_tokens_per_s_per_gpu"].get<double>();
+    CHECK(a["tokens_per_s_per_gpu"].get<double>() < healthy);  // a cable lost costs something
+    CHECK(std::abs(a["tokens_per_s_per_gpu"].get<double>() - hand) <
+          3 * a["tokens_per_s_per_gpu_se"].get<double>() + (1 - covered) * healthy);
+}
+
+TEST_CASE("a degraded mode's rate is the faults machinery's run with its representative",
+          "[availability][system]") {
+    const Written w =
+        load_text("mode", kSmall +
+                              "availability:\n  days: 300\n  cable: {per_year: 3}\n  switch: "
+                              "{per_year: 0}\n  nic: {per_year: 0}\n  gpu: {per_year: 0}\n  "
+                              "node: {per_year: 0}\n");
+    const Json r = run_availability(w.scenario, false);
+    const Json* one = nullptr;
+    for (const auto& m : r["availability"]["modes"])
+        if (m["faults"].size() == 1) one = &m;
+    REQUIRE(one != nullptr);
+    // `link_down switch-a-nic-b#k`: the same cable as a faults: entry, with the ACKs the
+    // availability runs keep on.
+    const std::string text = (*one)["faults"][0].get<std::string>();
+    const auto names = text.substr(text.find(' ') + 1);
+    const auto dash = names.find('-', names.find('-') + 1);
+    const auto hash = names.find('#');
+    const std::string a = names.substr(0, dash), b = names.substr(dash + 1, hash - dash - 1);
+    const auto r2 = run_cli("run " + w.file +
+                            " --json --quiet --set 'faults=[{kind: "
+                            "link_down, target: {link: [" +
+                            a + ", " + b + "], index: " + names.substr(hash + 1) + "}}]'");
+    INFO(r2.err);
+    REQUIRE(r2.exit_code == 0);
+    const Json plain = Json::parse(r2.out);
+    CHECK((*one)["tokens_per_s_per_gpu"].get<double>() ==
+          plain["decode"]["tokens_per_s_per_gpu"].get<double>());
+}
+
+TEST_CASE("every availability result key is in the results, and a tier filter keeps its tier",
+          "[availability][system]") {
+    // A two-tier fat tree: `spine-leaf` names the leaf-spine cables either way round.
+    const Written w =
+        load_text("keys",
+                  "name: keys\nseed: 1\nmodel: {name: deepseek-v3}\ncluster: {node: h800}\n"
+                  "topology: {kind: ft2, switch_radix: 8, endpoints: 16}\n"
+                  "workload: {kind: moe, phase: decode, ep_size: 16, tokens_per_gpu: 8, "
+                  "simulated_layers: 2}\n"
+                  "availability:\n  days: 20\n  cable: {tiers: [spine-leaf]}\n"
+                  "  switch: {tiers: [spine]}\n");
+    const Json r = run_availability(w.scenario, false);
+    for (const std::string& key : availability_result_keys()) {
+        INFO(key);
+        CHECK(json_at(r, key) != nullptr);
+    }
+    std::vector<std::string> groups;
+    for (const auto& g : r["availability"]["groups"])
+        groups.push_back(g["class"].get<std::string>() + " " + g["tier"].get<std::string>());
+    CHECK(groups ==
+          std::vector<std::string>{"cable leaf-spine", "switch spine", "nic ", "gpu ", "node "});
+}
+
+TEST_CASE("bad availability input is a located input error", "[availability][cli][input][system]") {
+    struct Bad {
+        std::string text, where, what, extra = "";
+    };
+    const std::vector<Bad> cases = {
+        {"availability:\n  gpu: {per_year: -1}\n", "s.yaml:8:", "availability.gpu.per_year"},
+        {"availability:\n  cable: {per_year: often}\n", "s.yaml:8:", "availability.cable.per_year"},
+        {"availability:\n  plane: {per_year: 1}\n", "s.yaml:8:", "availability.plane"},
+        {"availability:\n  switch: {tiers: [core]}\n",
+         "s.yaml:8:", "no switch tier 'core' in this dual-plane fabric"},
+        {"availability:\n  days: 1\n", "s.yaml:8:", "availability.days"},
+        {"availability:\n  days: 10\n", "--set", "availability of several EP groups is not built",
+         "--set workload.ep_groups=2"},
+        {"availability:\n  days: 10\nfaults:\n  - {kind: gpu_down, target: {gpu: 1}}\n",
+         "s.yaml:9:", "availability draws its own failures"},
+    };
+    int i = 0;
+    for (const Bad& c : cases) {
+        const auto dir = temp_dir("availability-bad-" + std::to_string(i++));
+        write_text(dir / "s.yaml", kSmall + c.text);
+        const auto r = run_cli("availability " + (dir / "s.yaml").string() + " " + c.extra +
+                               " --out " + (dir / "out").string());
+        INFO(c.text << " -> " << r.err);
+        CHECK(r.exit_code == 2);
+        CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+        CHECK(r.err.find(c.where) != std::string::npos);
+        CHECK(r.err.find(c.what) != std::string::npos);
+        CHECK_FALSE(std::filesystem::exists(dir / "out" / "results.json"));
+    }
+}

@@ -1,0 +1,453 @@
+#include "tools/scenario/availability.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <set>
+
+#include "sim/random.hpp"
+#include "tools/scenario/availability_days.hpp"
+#include "tools/scenario/faults.hpp"
+#include "tools/scenario/run.hpp"
+#include "tools/scenario/schema.hpp"
+#include "tools/scenario/settle_layers.hpp"
+#include "topologies/cost_model.hpp"
+
+namespace clustersim {
+namespace {
+
+constexpr double kHoursPerYear = 365.0 * 24.0;
+
+// The fabric's parts by group, each group's members in a seeded order: a mode with k parts of
+// a group out loses its first k (so a mode's parts include those of every smaller mode).
+struct Plan {
+    std::vector<ComponentGroup> groups;
+    std::vector<std::vector<FaultSpec>> members;
+    std::uint32_t gpus_per_node = 1;
+};
+
+Plan plan_of(const Scenario& s, const SimulatedFabric& f) {
+    Plan plan;
+    plan.gpus_per_node = std::max<std::uint32_t>(1, s.cluster.gpus_per_node);
+    const auto& a = s.availability;
+    auto add = [&](ComponentClass c, const std::string& tier) -> std::size_t {
+        for (std::size_t g = 0; g < plan.groups.size(); ++g)
+            if (plan.groups[g].cls == c && plan.groups[g].tier == tier) return g;
+        const ComponentFailure& r = a.rates[static_cast<std::size_t>(c)];
+        plan.groups.push_back({c, tier, 0, r.per_year / kHoursPerYear, r.repair_hours});
+        plan.members.emplace_back();
+        return plan.groups.size() - 1;
+    };
+    const Json elements = elements_json(f.fabric);
+    // Tiers as the fabric names them, and the ones each class's `tiers` key keeps.
+    std::map<ComponentClass, std::set<std::string>> known;
+    auto canonical_cable_tier = [&](const std::string& t) {
+        const auto dash = t.find('-');
+        const std::string flipped =
+            dash == std::string::npos ? t
+                                      : fmt::format("{}-{}", t.substr(dash + 1), t.substr(0, dash));
+        return known[ComponentClass::Cable].count(flipped) ? flipped : t;
+    };
+    for (const auto& c : elements["cables"])
+        known[ComponentClass::Cable].insert(canonical_cable_tier(c["tiers"].get<std::string>()));
+    for (const auto& sw : elements["switches"])
+        known[ComponentClass::Switch].insert(sw["tier"].get<std::string>());
+    for (ComponentClass c : {ComponentClass::Cable, ComponentClass::Switch}) {
+        const std::size_t ci = static_cast<std::size_t>(c);
+        for (const std::string& t : a.tiers[ci]) {
+            // Either orientation of a cable's tiers names it.
+            const std::string named = c == ComponentClass::Cable ? canonical_cable_tier(t) : t;
+            if (!known[c].count(named)) {
+                std::string list;
+                for (const auto& k : known[c]) list.append(list.empty() ? "" : ", ").append(k);
+                throw s.error_at(
+                    fmt::format("availability.{}.tiers", kComponentClassNames[ci]),
+                    fmt::format("no {} tier '{}' in this {} fabric (expected one of: {})",
+                                kComponentClassNames[ci], t, s.topology.kind, list));
+            }
+        }
+    }
+    auto kept_named = [&](ComponentClass c, const std::string& tier) {
+        const auto& only = a.tiers[static_cast<std::size_t>(c)];
+        if (only.empty()) return true;
+        for (const std::string& t : only)
+            if ((c == ComponentClass::Cable ? canonical_cable_tier(t) : t) == tier) return true;
+        return false;
+    };
+    for (const auto& c : elements["cables"]) {
+        const std::string tier = canonical_cable_tier(c["tiers"].get<std::string>());
+        if (!kept_named(ComponentClass::Cable, tier)) continue;
+        FaultSpec spec;
+        spec.kind = FaultKind::LinkDown;
+        spec.target = FaultTargetKind::Link;
+        spec.a = c["a"].get<std::string>();
+        spec.b = c["b"].get<std::string>();
+        spec.cable = c["index"].get<std::uint32_t>();
+        plan.members[add(ComponentClass::Cable, tier)].push_back(spec);
+    }
+    for (std::uint32_t i = 0; i < elements["switches"].size(); ++i) {
+        const std::string tier = elements["switches"][i]["tier"].get<std::string>();
+        if (!kept_named(ComponentClass::Switch, tier)) continue;
+        FaultSpec spec;
+        spec.kind = FaultKind::SwitchDown;
+        spec.target = FaultTargetKind::Switch;
+        spec.index = i;
+        plan.members[add(ComponentClass::Switch, tier)].push_back(spec);
+    }
+    auto numbered = [&](ComponentClass c, FaultKind kind, FaultTargetKind target, std::uint64_t n) {
+        if (n == 0) return;
+        const std::size_t g = add(c, "");
+        for (std::uint64_t i = 0; i < n; ++i) {
+            FaultSpec spec;
+            spec.kind = kind;
+            spec.target = target;
+            spec.index = i;
+            plan.members[g].push_back(spec);
+        }
+    };
+    const std::uint64_t gpus = f.node_layout() ? f.endpoints() : 0;
+    numbered(ComponentClass::Nic, FaultKind::NicDown, FaultTargetKind::Nic,
+             f.fabric.graph.endpoint_count());
+    numbered(ComponentClass::Gpu, FaultKind::GpuDown, FaultTargetKind::Gpu, gpus);
+    numbered(ComponentClass::Node, FaultKind::NodeDown, FaultTargetKind::Node,
+             gpus / plan.gpus_per_node);
+    for (std::size_t g = 0; g < plan.groups.size(); ++g) {
+        auto& m = plan.members[g];
+        plan.groups[g].count = m.size();
+        RandomStream rng(s.seed, "availability-representatives", g);
+        for (std::size_t j = 0; j + 1 < m.size(); ++j)
+            std::swap(m[j], m[j + rng.below(m.size() - j)]);
+    }
+    return plan;
+}
+
+// The faults that stand for a mode: each group's first parts, lost from the start. A GPU
+// representative inside a node that is out is passed over (the node already loses it).
+std::vector<FaultSpec> faults_of(const Plan& plan, const FailureMode& mode) {
+    std::set<std::uint64_t> nodes_out;
+    for (std::size_t g = 0; g < plan.groups.size(); ++g)
+        if (plan.groups[g].cls == ComponentClass::Node)
+            for (std::uint32_t j = 0; j < mode[g]; ++j) nodes_out.insert(plan.members[g][j].index);
+    std::vector<FaultSpec> out;
+    for (std::size_t g = 0; g < plan.groups.size(); ++g) {
+        std::uint32_t taken = 0;
+        for (const FaultSpec& m : plan.members[g]) {
+            if (taken == mode[g]) break;
+            if (plan.groups[g].cls == ComponentClass::Gpu &&
+                nodes_out.count(m.index / plan.gpus_per_node))
+                continue;
+            out.push_back(m);
+            ++taken;
+        }
+    }
+    for (std::size_t i = 0; i < out.size(); ++i) out[i].key = fmt::format("faults[{}]", i);
+    return out;
+}
+
+std::string target_text(const FaultSpec& f) {
+    const std::string_view kind = kFaultKindNames[static_cast<std::size_t>(f.kind)];
+    if (f.target == FaultTargetKind::Link)
+        return fmt::format("{} {}-{}#{}", kind, f.a, f.b, f.cable);
+    return fmt::format("{} {}-{}", kind, kFaultTargetNames[static_cast<std::size_t>(f.target)],
+                       f.index);
+}
+
+struct ModeRun {
+    std::string status;
+    double tokens_per_s_per_gpu = 0;
+    double step_ms = 0;
+    std::vector<std::string> faults;
+    double wall_s = 0;
+};
+
+}  // namespace
+
+Json run_availability(const Scenario& s, bool progress) {
+    if (s.serving.set)
+        throw s.error_at("serving",
+                         "availability of a serving run is not built (expected a MoE step "
+                         "scenario: workload.kind: moe without serving:)");
+    if (s.workload.kind != "moe")
+        throw s.error_at("workload.kind",
+                         "availability measures a MoE step's tokens/s (expected workload.kind: "
+                         "moe)");
+    if (!s.faults.empty())
+        throw s.error_at("faults",
+                         "availability draws its own failures (expected no faults: list; "
+                         "docs/availability.md)");
+    // Several EP groups are several instances: a part lost stops its own group, which restarts
+    // on its own; the days here restart one instance. Not built.
+    if (s.workload.ep_groups > 1)
+        throw s.error_at("workload.ep_groups",
+                         "availability of several EP groups is not built: a lost GPU stops its "
+                         "own group, and the sampled days restart one instance (expected 1)");
+    if (s.sim.replicates > 1)
+        throw s.error_at("sim.replicates",
+                         "availability's sampled days are its replicates (expected 1)");
+    const auto& a = s.availability;
+    Scenario healthy = s;
+    // Where cables, switches or NICs can fail, every mode runs with the transport a lost cable
+    // needs (ACKs and timers), the healthy one too, so that a mode's difference is its
+    // failures'. Without them the healthy mode is the plain run.
+    for (ComponentClass c : {ComponentClass::Cable, ComponentClass::Switch, ComponentClass::Nic})
+        if (a.rates[static_cast<std::size_t>(c)].per_year > 0) healthy.network.reliable = true;
+    const std::string phase(phase_name(s.workload.phase));
+
+    const auto started = std::chrono::steady_clock::now();
+    PreparedRun prepared = prepare_run(healthy);
+    const Plan plan = plan_of(healthy, prepared.fabric);
+    DayOptions days;
+    days.hours = a.hours;
+    days.days = a.days;
+    days.restart_hours = a.restart_minutes / 60.0;
+    days.restart_below = a.restart_below;
+    days.max_modes = a.max_modes;
+    days.seed = s.seed;
+    // Before anything runs: how many distinct modes the days meet (each a run).
+    const std::size_t met = sampled_modes(plan.groups, days).size();
+    if (met > a.max_modes)
+        throw s.error_at("availability.max_modes",
+                         fmt::format("the {} sampled days meet {} distinct failure modes, each a "
+                                     "packet-level run (expected at most {}: raise max_modes, "
+                                     "or sample fewer days)",
+                                     a.days, met, a.max_modes));
+    if (progress)
+        fmt::print(stderr,
+                   "clustersim: availability: {} sampled days of {} h meet {} distinct failure "
+                   "modes (the healthy one included): a run each\n",
+                   a.days, format_number(a.hours), met);
+
+    RunOutcome base = execute_settled(healthy, prepared, false);
+    const double healthy_wall_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    Json results = std::move(base.results);
+    if (results.value("status", "") != "completed")
+        throw s.error_at("workload",
+                         fmt::format("the healthy step did not complete ({}): there is nothing "
+                                     "to degrade (expected a scenario that runs; clustersim run "
+                                     "says why)",
+                                     results.value("status", "")));
+    // Every mode runs the layers the healthy run settled on: a mode's difference is then its
+    // failures', not a different extrapolation.
+    if (const Json* layers = json_at(results, phase + ".simulated_layers");
+        layers && layers->is_number_unsigned())
+        healthy.workload.simulated_layers = layers->get<std::uint32_t>();
+    {
+        PreparedRun drop = std::move(prepared);  // its memory back before the modes run
+    }
+    std::vector<ModeRun> runs;
+    auto per_gpu = [&](const Json& r) {
+        const Json* v = json_at(r, phase + ".tokens_per_s_per_gpu");
+        return r.value("status", "") == "completed" && v && v->is_number() ? v->get<double>() : 0.0;
+    };
+    const ModeThroughput throughput = [&](const FailureMode& mode) {
+        ModeRun run;
+        if (runs.empty()) {  // the healthy mode: the run above
+            run.status = results.value("status", "");
+            run.tokens_per_s_per_gpu = per_gpu(results);
+            if (const Json* v = json_at(results, phase + ".step_ms"); v && v->is_number())
+                run.step_ms = v->get<double>();
+            run.wall_s = healthy_wall_s;
+        } else {
+            const auto t0 = std::chrono::steady_clock::now();
+            Scenario m = healthy;
+            m.faults = faults_of(plan, mode);
+            for (const FaultSpec& f : m.faults) run.faults.push_back(target_text(f));
+            PreparedRun p = prepare_run(m);
+            const RunOutcome o = execute_settled(m, p, false);
+            run.status = o.results.value("status", "");
+            // A run stopped by a limit says nothing about the mode: the limit is wrong.
+            if (run.status == "time_limit" || run.status == "event_limit")
+                throw s.error_at(run.status == "time_limit" ? "sim.max_time_us" : "sim.max_events",
+                                 fmt::format("the run of failure mode {} stopped at this limit "
+                                             "(expected a limit every mode's run fits in)",
+                                             mode_label(plan.groups, mode)));
+            run.tokens_per_s_per_gpu = per_gpu(o.results);
+            if (const Json* v = json_at(o.results, phase + ".step_ms"); v && v->is_number())
+                run.step_ms = v->get<double>();
+            run.wall_s =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            if (progress)
+                fmt::print(stderr,
+                           "clustersim: availability: mode {} ({}): {}, {:.4g} tokens/s "
+                           "per GPU, {:.1f} s\n",
+                           runs.size() + 1, mode_label(plan.groups, mode), run.status,
+                           run.tokens_per_s_per_gpu, run.wall_s);
+        }
+        runs.push_back(run);
+        return run.tokens_per_s_per_gpu;
+    };
+    AvailabilityEstimate est;
+    try {
+        est = estimate_availability(plan.groups, days, throughput);
+    } catch (const TooManyModes& e) {
+        throw s.error_at("availability.max_modes",
+                         std::string(e.what()) + " (expected at most max_modes: raise it)");
+    }
+
+    // The cluster's price, as a sweep prices it: the fabric and its servers.
+    const double fabric_usd =
+        json_at(results, "topology.cost_usd") ? results["topology"]["cost_usd"].get<double>() : 0.0;
+    const double nics = json_at(results, "topology.endpoints")
+                            ? results["topology"]["endpoints"].get<double>()
+                            : 0.0;
+    const ClusterCost cluster =
+        cluster_cost(fabric_usd, nics, s.cluster.nics_per_node, s.cost.server_usd, s.cluster.bare);
+    // The step's GPUs deliver the tokens (its tokens/s are per GPU of the step); the whole
+    // cluster is paid for.
+    const double gpus = static_cast<double>(s.workload.ep_size) * s.workload.ep_groups;
+    const double per_day = 24.0 / a.hours;  // a period's hours and counts, per 24 h
+    const double seconds = a.amortisation_years * kHoursPerYear * 3600.0;
+    auto usd_per_mtok = [&](double per_gpu_rate) -> Json {
+        const double tokens = per_gpu_rate * gpus * seconds;
+        return tokens > 0 ? Json(cluster.usd / tokens * 1e6) : Json(nullptr);
+    };
+
+    Json av;
+    av["days"] = a.days;
+    av["hours_per_day"] = a.hours;
+    av["restart_minutes"] = a.restart_minutes;
+    av["restart_below"] = a.restart_below;
+    av["amortisation_years"] = a.amortisation_years;
+    Json groups = Json::array();
+    for (const auto& g : plan.groups)
+        groups.push_back(
+            {{"class", std::string(kComponentClassNames[static_cast<std::size_t>(g.cls)])},
+             {"tier", g.tier},
+             {"count", g.count},
+             {"per_year", g.per_hour * kHoursPerYear},
+             {"repair_hours", g.repair_hours},
+             {"failures_per_day", static_cast<double>(g.count) * g.per_hour * 24.0}});
+    av["groups"] = std::move(groups);
+    av["gpus"] = gpus;
+    av["healthy_tokens_per_s_per_gpu"] = est.healthy_tokens_per_s;
+    av["tokens_per_s_per_gpu"] = est.mean_tokens_per_s;
+    av["tokens_per_s_per_gpu_se"] = est.se_tokens_per_s;
+    av["healthy_tokens_per_s"] = est.healthy_tokens_per_s * gpus;
+    av["tokens_per_s"] = est.mean_tokens_per_s * gpus;
+    av["tokens_per_s_se"] = est.se_tokens_per_s * gpus;
+    av["tokens_per_day"] = est.mean_tokens_per_s * gpus * 24.0 * 3600.0;
+    av["delivered_fraction"] = est.healthy_tokens_per_s > 0
+                                   ? Json(est.mean_tokens_per_s / est.healthy_tokens_per_s)
+                                   : Json(nullptr);
+    av["degraded_hours_per_day"] = est.degraded_hours * per_day;
+    av["down_hours_per_day"] = est.down_hours * per_day;
+    av["restart_hours_per_day"] = est.restart_hours * per_day;
+    av["restarts_per_day"] = est.restarts * per_day;
+    av["cluster_cost_usd"] = cluster.usd;
+    av["usd_per_million_tokens"] = usd_per_mtok(est.mean_tokens_per_s);
+    av["healthy_usd_per_million_tokens"] = usd_per_mtok(est.healthy_tokens_per_s);
+    av["tokens_per_s_per_musd"] =
+        cluster.usd > 0 ? tokens_per_s_per_musd(est.mean_tokens_per_s, gpus, cluster.usd) : 0.0;
+    av["healthy_tokens_per_s_per_musd"] =
+        cluster.usd > 0 ? tokens_per_s_per_musd(est.healthy_tokens_per_s, gpus, cluster.usd) : 0.0;
+    av["mode_simulations"] = est.modes.size();
+    // The modes, worst first: tokens lost per day against healthy.
+    std::vector<std::size_t> order(est.modes.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    auto lost = [&](std::size_t i) {
+        const ModeTally& t = est.modes[i];
+        return ((est.healthy_tokens_per_s - t.tokens_per_s) * t.hours +
+                est.healthy_tokens_per_s * t.restart_hours) *
+               gpus / a.days * per_day * 3600.0;
+    };
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t x, std::size_t y) { return lost(x) > lost(y); });
+    Json modes = Json::array();
+    for (std::size_t i : order) {
+        const ModeTally& t = est.modes[i];
+        Json m;
+        m["mode"] = mode_label(plan.groups, t.mode);
+        Json parts = Json::object();
+        for (std::size_t g = 0; g < plan.groups.size(); ++g)
+            if (t.mode[g] > 0) parts[plan.groups[g].label()] = t.mode[g];
+        m["parts_out"] = std::move(parts);
+        m["faults"] = runs[i].faults;
+        m["status"] = runs[i].status;
+        m["tokens_per_s_per_gpu"] = t.tokens_per_s;
+        m["step_ms"] = runs[i].step_ms;
+        m["share_of_healthy"] = est.healthy_tokens_per_s > 0
+                                    ? Json(t.tokens_per_s / est.healthy_tokens_per_s)
+                                    : Json(nullptr);
+        m["hours_per_day"] = t.hours / a.days * per_day;
+        m["restart_hours_per_day"] = t.restart_hours / a.days * per_day;
+        m["occurrences_per_day"] =
+            static_cast<double>(t.occurrences + t.restarts) / a.days * per_day;
+        m["restarts_per_day"] = static_cast<double>(t.restarts) / a.days * per_day;
+        m["tokens_lost_per_day"] = lost(i);
+        m["wall_s"] = runs[i].wall_s;
+        modes.push_back(std::move(m));
+    }
+    av["modes"] = std::move(modes);
+    results["availability"] = std::move(av);
+    return results;
+}
+
+std::vector<std::string> availability_result_keys() {
+    return {"availability.healthy_tokens_per_s_per_gpu",
+            "availability.tokens_per_s_per_gpu",
+            "availability.tokens_per_s_per_gpu_se",
+            "availability.healthy_tokens_per_s",
+            "availability.tokens_per_s",
+            "availability.tokens_per_s_se",
+            "availability.tokens_per_day",
+            "availability.delivered_fraction",
+            "availability.degraded_hours_per_day",
+            "availability.down_hours_per_day",
+            "availability.restart_hours_per_day",
+            "availability.restarts_per_day",
+            "availability.cluster_cost_usd",
+            "availability.usd_per_million_tokens",
+            "availability.healthy_usd_per_million_tokens",
+            "availability.tokens_per_s_per_musd",
+            "availability.healthy_tokens_per_s_per_musd",
+            "availability.mode_simulations"};
+}
+
+std::string availability_table(const Json& r) {
+    const Json& a = r["availability"];
+    auto num = [](const Json& v) { return v.is_number() ? v.get<double>() : 0.0; };
+    std::string out =
+        fmt::format("{} (seed {}): availability over {} sampled periods of {} h\n",
+                    r.value("scenario", std::string()), r.value("seed", std::uint64_t{0}),
+                    a["days"].get<std::uint64_t>(), format_number(num(a["hours_per_day"])));
+    out += "parts (count, failures per part-year, repair hours, failures per day):\n";
+    for (const auto& g : a["groups"])
+        out += fmt::format(
+            "  {:<22} {:>7} {:>9.4g} {:>6.3g} {:>9.3g}\n",
+            fmt::format("{} {}", g["class"].get<std::string>(), g["tier"].get<std::string>()),
+            g["count"].get<std::uint64_t>(), num(g["per_year"]), num(g["repair_hours"]),
+            num(g["failures_per_day"]));
+    out += fmt::format(
+        "delivered {:.6g} tokens/s (standard error {:.3g}), {:.4f} % of healthy {:.6g}\n",
+        num(a["tokens_per_s"]), num(a["tokens_per_s_se"]), 100.0 * num(a["delivered_fraction"]),
+        num(a["healthy_tokens_per_s"]));
+    out += fmt::format(
+        "per day: degraded {:.4g} h, down {:.4g} h (restarting {:.4g} h), {:.4g} restarts\n",
+        num(a["degraded_hours_per_day"]), num(a["down_hours_per_day"]),
+        num(a["restart_hours_per_day"]), num(a["restarts_per_day"]));
+    out += fmt::format(
+        "cost: ${:.4g} per million delivered tokens (healthy ${:.4g}), the cluster's ${:.4g} M "
+        "over {} years\n",
+        num(a["usd_per_million_tokens"]), num(a["healthy_usd_per_million_tokens"]),
+        num(a["cluster_cost_usd"]) / 1e6, format_number(num(a["amortisation_years"])));
+    out += fmt::format("{} failure modes simulated; worst first (tokens lost per day):\n",
+                       a["mode_simulations"].get<std::uint64_t>());
+    out += fmt::format("  {:<40} {:>10} {:>8} {:>10} {:>9} {:>12}\n", "mode", "status", "share",
+                       "h/day", "times/day", "lost/day");
+    std::size_t shown = 0;
+    for (const auto& m : a["modes"]) {
+        if (++shown > 12) break;
+        std::string label = m["mode"].get<std::string>();
+        if (label.size() > 40) label = label.substr(0, 37) + "...";
+        out += fmt::format("  {:<40} {:>10} {:>7.2f}% {:>10.4g} {:>9.3g} {:>12.4g}\n", label,
+                           m["status"].get<std::string>(), 100.0 * num(m["share_of_healthy"]),
+                           num(m["hours_per_day"]) + num(m["restart_hours_per_day"]),
+                           num(m["occurrences_per_day"]), num(m["tokens_lost_per_day"]));
+    }
+    return out;
+}
+
+}  // namespace clustersim
