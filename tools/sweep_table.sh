@@ -2,7 +2,50 @@
 # Prints a fabric sweep's results.json (clustersim sweep ... --out DIR) as the Markdown table
 # docs/sweeps.md shows: one row per point, means with their 95 % half-widths, the front and its
 # ties. Usage: tools/sweep_table.sh DIR
+# With --serving or --availability first, the table of a serving sweep (docs/serving.md) or of an
+# availability sweep (docs/availability.md), from each point's record under DIR/points/.
 set -euo pipefail
+if [ "${1:-}" = "--serving" ] || [ "${1:-}" = "--availability" ]; then
+python3 - "$1" "$2/points" <<'PY'
+import glob, json, os, sys
+mode, folder = sys.argv[1], sys.argv[2]
+def kind_of(rec):
+    t = rec["sets"].get("topology", {})
+    return t.get("kind", "?") if isinstance(t, dict) else str(t)
+def money(x):
+    return f"{x:,.0f}"
+recs = [json.load(open(f)) for f in sorted(glob.glob(os.path.join(folder, "*.json")))]
+if mode == "--serving":
+    print("| fabric | cluster [$] | fabric [$] | SLO attainment | goodput per $M | TTFT p50 / p99 [ms] | TPOT p50 / p99 [ms] | tokens/s per GPU | decode steps slowed by KV [% of time] | step runs | wall [s] |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for rec in recs:
+        if rec["status"] != "completed":
+            print(f"| {kind_of(rec)} | failed: {rec.get('error', rec['status'])} | | | | | | | | | |")
+            continue
+        r = rec["runs"][0]["results"]; s = r["serving"]
+        print(f"| {kind_of(rec)} | {money(s['cost_usd']['cluster'])} | {money(s['cost_usd']['fabric'])}"
+              f" | {s['slo_attainment']:.3f} | {s['goodput_rps_per_musd']:.2f}"
+              f" | {s['ttft_ms']['p50']:,.1f} / {s['ttft_ms']['p99']:,.1f}"
+              f" | {s['tpot_ms']['p50']:.2f} / {s['tpot_ms']['p99']:.2f}"
+              f" | {s['tokens_per_s_per_gpu']:.1f} | {s['kv_slowdown']['decode']['percent']:.2f}"
+              f" | {s['step_simulations']} | {r['sim']['wall_s']:.0f} |")
+else:
+    print("| fabric | cluster [$] | healthy tokens/s | delivered tokens/s (se) | delivered | degraded h/day | down h/day | $ per M tokens | tokens/s per $M healthy / delivered | worst mode (tokens lost/day) | modes run |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for rec in recs:
+        if rec["status"] != "completed":
+            print(f"| {kind_of(rec)} | failed: {rec.get('error', rec['status'])} | | | | | | | | | |")
+            continue
+        a = rec["runs"][0]["results"]["availability"]
+        worst = a["modes"][0]
+        print(f"| {kind_of(rec)} | {money(a['cluster_cost_usd'])} | {a['healthy_tokens_per_s']:,.0f}"
+              f" | {a['tokens_per_s']:,.0f} ({a['tokens_per_s_se']:,.0f}) | {100 * a['delivered_fraction']:.3f} %"
+              f" | {a['degraded_hours_per_day']:.4f} | {a['down_hours_per_day']:.4f}"
+              f" | {a['usd_per_million_tokens']:.5f} | {a['healthy_tokens_per_s_per_musd']:,.0f} / {a['tokens_per_s_per_musd']:,.0f}"
+              f" | {worst['mode']} ({worst['tokens_lost_per_day']:.3g}) | {a['mode_simulations']} |")
+PY
+exit 0
+fi
 python3 - "$1/results.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
