@@ -315,6 +315,44 @@ TEST_CASE("every availability result key is in the results, and a tier filter ke
           std::vector<std::string>{"cable leaf-spine", "switch spine", "nic ", "gpu ", "node "});
 }
 
+TEST_CASE("every availability key changes the answer it names", "[availability][system]") {
+    // Cables and GPUs failing often on a small dual-plane pod: a lost cable degrades the step, a
+    // lost GPU stops it.
+    const Written w =
+        load_text("keys-change", kSmall +
+                                     "availability:\n  days: 60\n  cable: {per_year: 20}\n  "
+                                     "gpu: {per_year: 5}\n  switch: {per_year: 0}\n  nic: "
+                                     "{per_year: 0}\n  node: {per_year: 0}\n");
+    auto with = [&](const std::vector<Override>& sets) {
+        return run_availability(load_scenario(w.file, sets), false)["availability"];
+    };
+    const Json base = with({});
+    auto num = [](const Json& a, const char* k) { return a[k].get<double>(); };
+    REQUIRE(num(base, "degraded_hours_per_day") > 0);
+    REQUIRE(num(base, "restarts_per_day") > 0);
+    // Other days drawn: another mean.
+    CHECK(num(with({{"availability.days", "120"}}), "tokens_per_s_per_gpu") !=
+          num(base, "tokens_per_s_per_gpu"));
+    CHECK(num(with({{"availability.hours", "12"}}), "tokens_per_s_per_gpu") !=
+          num(base, "tokens_per_s_per_gpu"));
+    // Restarts three times as long: about three times the time down.
+    CHECK(num(with({{"availability.restart_minutes", "60"}}), "down_hours_per_day") >
+          2 * num(base, "down_hours_per_day"));
+    // Restarting below the healthy rate itself: no degraded time is served.
+    const Json strict = with({{"availability.restart_below", "1"}});
+    CHECK(num(strict, "degraded_hours_per_day") == 0.0);
+    CHECK(num(strict, "restarts_per_day") > num(base, "restarts_per_day"));
+    // Twice the years: half the price per token.
+    CHECK(num(with({{"availability.amortisation_years", "8"}}), "usd_per_million_tokens") ==
+          Approx(num(base, "usd_per_million_tokens") / 2));
+    // Cables out twice as long: more degraded time.
+    CHECK(num(with({{"availability.cable.repair_hours", "8"}}), "degraded_hours_per_day") >
+          1.5 * num(base, "degraded_hours_per_day"));
+    CHECK(num(with({{"availability.cable.per_year", "0"}}), "degraded_hours_per_day") == 0.0);
+    // Fewer modes allowed than the days meet: refused before running.
+    CHECK_THROWS_AS(with({{"availability.max_modes", "1"}}), InputError);
+}
+
 TEST_CASE("bad availability input is a located input error", "[availability][cli][input][system]") {
     struct Bad {
         std::string text, where, what, extra = "";
