@@ -288,13 +288,7 @@ Json run_availability(const Scenario& s, bool progress) {
     }
 
     // The cluster's price, as a sweep prices it: the fabric and its servers.
-    const double fabric_usd =
-        json_at(results, "topology.cost_usd") ? results["topology"]["cost_usd"].get<double>() : 0.0;
-    const double nics = json_at(results, "topology.endpoints")
-                            ? results["topology"]["endpoints"].get<double>()
-                            : 0.0;
-    const ClusterCost cluster =
-        cluster_cost(fabric_usd, nics, s.cluster.nics_per_node, s.cost.server_usd, s.cluster.bare);
+    const ClusterCost cluster = cluster_cost_of(s, results);
     // The step's GPUs deliver the tokens (its tokens/s are per GPU of the step); the whole
     // cluster is paid for.
     const double gpus = static_cast<double>(s.workload.ep_size) * s.workload.ep_groups;

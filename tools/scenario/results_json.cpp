@@ -67,6 +67,15 @@ double round_to(double v, double quantum) {
 
 }  // namespace
 
+ClusterCost cluster_cost_of(const Scenario& s, const Json& results) {
+    auto number = [&](std::string_view path) {
+        const Json* v = json_at(results, path);
+        return v && v->is_number() ? v->get<double>() : 0.0;
+    };
+    return cluster_cost(number("topology.cost_usd"), number("topology.endpoints"),
+                        s.cluster.nics_per_node, s.cost.server_usd, s.cluster.bare);
+}
+
 Json inventory_json(const Scenario& s, const Topology& t, const CostBreakdown& cost) {
     const Inventory& inv = t.inventory;
     Json j;

@@ -29,6 +29,9 @@ Json resolved_scenario_json(const Scenario& s);
 Json tool_json();
 
 Json inventory_json(const Scenario& s, const Topology& t, const CostBreakdown& cost);
+/// The cluster a run's document prices: its fabric (`topology.cost_usd`) and the servers of its
+/// NICs (`topology.endpoints`) at the node preset's price, as sweeps and availability price it.
+ClusterCost cluster_cost_of(const Scenario& s, const Json& results);
 /// `t` is the fabric (its endpoints are NICs); `simulated` what ran (the fabric, or the fabric
 /// expanded with its nodes, whose fabric switches keep their channel indices).
 Json run_results_json(const Scenario& s, const Topology& t, const Topology& simulated,

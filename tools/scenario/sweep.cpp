@@ -73,12 +73,8 @@ Json metrics_of(const Scenario& s, const Json& r, const std::string& objective) 
     }
     // The cluster: the fabric plus its servers at the node preset's price (an assumption,
     // models/data/prices.yaml); bare NICs price the fabric alone.
-    const double nics =
-        json_at(r, "topology.endpoints") ? r["topology"]["endpoints"].get<double>() : 0.0;
     if (m.contains("cost_usd")) {
-        const ClusterCost cluster =
-            cluster_cost(m["cost_usd"].get<double>(), nics, s.cluster.nics_per_node,
-                         s.cost.server_usd, s.cluster.bare);
+        const ClusterCost cluster = cluster_cost_of(s, r);
         m["cluster_cost_usd"] = cluster.usd;
         if (m.contains("tokens_per_s_per_gpu") && cluster.usd > 0)
             m["tokens_per_s_per_musd"] =
