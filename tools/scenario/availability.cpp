@@ -54,10 +54,12 @@ Plan plan_of(const Scenario& s, const SimulatedFabric& f) {
         known[ComponentClass::Cable].insert(canonical_cable_tier(c["tiers"].get<std::string>()));
     for (const auto& sw : elements["switches"])
         known[ComponentClass::Switch].insert(sw["tier"].get<std::string>());
+    // Each class's `tiers` key, checked and in the fabric's own names (a cable's tiers either
+    // way round); empty: every tier.
+    std::map<ComponentClass, std::set<std::string>> keep;
     for (ComponentClass c : {ComponentClass::Cable, ComponentClass::Switch}) {
         const std::size_t ci = static_cast<std::size_t>(c);
         for (const std::string& t : a.tiers[ci]) {
-            // Either orientation of a cable's tiers names it.
             const std::string named = c == ComponentClass::Cable ? canonical_cable_tier(t) : t;
             if (!known[c].count(named)) {
                 std::string list;
@@ -67,14 +69,11 @@ Plan plan_of(const Scenario& s, const SimulatedFabric& f) {
                     fmt::format("no {} tier '{}' in this {} fabric (expected one of: {})",
                                 kComponentClassNames[ci], t, s.topology.kind, list));
             }
+            keep[c].insert(named);
         }
     }
     auto kept_named = [&](ComponentClass c, const std::string& tier) {
-        const auto& only = a.tiers[static_cast<std::size_t>(c)];
-        if (only.empty()) return true;
-        for (const std::string& t : only)
-            if ((c == ComponentClass::Cable ? canonical_cable_tier(t) : t) == tier) return true;
-        return false;
+        return keep[c].empty() || keep[c].count(tier) > 0;
     };
     for (const auto& c : elements["cables"]) {
         const std::string tier = canonical_cable_tier(c["tiers"].get<std::string>());
