@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "support.hpp"
 #include "tools/scenario/availability.hpp"
@@ -14,7 +15,7 @@ using namespace clustersim::test;
 namespace {
 
 ComponentGroup group(ComponentClass c, std::uint64_t count, double per_year, double repair_h) {
-    return {c, "", count, per_year / (365.0 * 24.0), repair_h};
+    return {c, "", count, per_year / (365.0 * 24.0), repair_h, {}};
 }
 
 DayOptions days(std::uint32_t n, std::uint64_t seed = 1) {
@@ -112,6 +113,77 @@ TEST_CASE("restart_below restarts an instance left too slow, and not one left fa
     CHECK(restart.restarts > 0);
     CHECK(restart.degraded_hours == 0.0);  // every failure restarts, none is run degraded
     CHECK(restart.down_hours == Approx(restart.restarts / 3.0).epsilon(0.05));
+}
+
+TEST_CASE("several instances: a part stops only the instances it serves, each restarting alone",
+          "[availability]") {
+    // 2,048 GPUs in 8 instances of 256, failing 0.5 a year each, and a lost GPU stops its own
+    // instance for the 20-minute restart. Each instance's stops are a Poisson process of 256 x
+    // 0.5 / 8760 an hour, each adding one restart of work (a failure during a restart restarts
+    // it again): an M/D/1 server busy for rate x restart of the time. So the cluster is down an
+    // eighth of what one instance of 2,048 would be.
+    auto gpus = group(ComponentClass::Gpu, 2048, 0.5, 24);
+    for (std::uint32_t j = 0; j < 2048; ++j) gpus.member_instances.push_back({j / 256});
+    auto stops = [](const FailureMode& m) { return m[0] > 0 ? 0.0 : 100.0; };
+    DayOptions o = days(2000);
+    o.instances = 8;
+    const std::vector<ComponentGroup> g = {gpus};
+    const auto eight = estimate_availability(g, o, stops);
+    const double per_instance_h = 256 * 0.5 / 8760.0;
+    INFO("mean " << eight.mean_tokens_per_s << " se " << eight.se_tokens_per_s);
+    CHECK(eight.restarts == Approx(8 * per_instance_h * 24).epsilon(0.05));
+    CHECK(eight.down_hours == Approx(per_instance_h / 3.0 * 24).epsilon(0.06));
+    CHECK(std::abs(eight.mean_tokens_per_s - 100.0 * (1 - per_instance_h / 3.0)) <
+          3 * eight.se_tokens_per_s + 0.01);
+    // One instance of the same GPUs: every failure stops everything, about eight times the loss.
+    DayOptions one = days(2000);
+    const std::vector<ComponentGroup> whole = {group(ComponentClass::Gpu, 2048, 0.5, 24)};
+    const auto single = estimate_availability(whole, one, stops);
+    CHECK(single.down_hours / eight.down_hours == Approx(8.0).epsilon(0.1));
+    // The modes asked are one instance's: healthy and one GPU out (two at once are rare).
+    CHECK(eight.modes.size() <= sampled_modes(g, o).size());
+    for (const ModeTally& t : eight.modes) CHECK(t.mode[0] <= 2);
+}
+
+TEST_CASE("several instances sharing every part deliver what one instance does, exactly",
+          "[availability]") {
+    // Cables serving every instance (a spine's) degrade them all alike, and nodes serving every
+    // instance (spread placement) stop them all at once: eight instances are then one.
+    auto cables = group(ComponentClass::Cable, 400, 4, 4);
+    auto nodes = group(ComponentClass::Node, 32, 20, 24);
+    for (std::uint32_t j = 0; j < 32; ++j)
+        nodes.member_instances.push_back({0, 1, 2, 3, 4, 5, 6, 7});
+    const std::vector<ComponentGroup> g = {cables, nodes};
+    auto rate = [](const FailureMode& m) { return m[1] > 0 ? 0.0 : linear(m); };
+    DayOptions o = days(500);
+    const auto one = estimate_availability(g, o, rate);
+    o.instances = 8;
+    const auto eight = estimate_availability(g, o, rate);
+    CHECK(one.restarts > 0);
+    CHECK(one.degraded_hours > 0);
+    CHECK(eight.mean_tokens_per_s == Approx(one.mean_tokens_per_s).epsilon(1e-12));
+    CHECK(eight.down_hours == Approx(one.down_hours).epsilon(1e-12));
+    CHECK(eight.degraded_hours == Approx(one.degraded_hours).epsilon(1e-12));
+    CHECK(eight.restarts == Approx(8 * one.restarts).epsilon(1e-12));
+    CHECK(eight.modes.size() == one.modes.size());
+}
+
+TEST_CASE("several instances: the modes counted before running bound those asked",
+          "[availability]") {
+    // Shared cables beside local nodes that fail so often that restarts leave them behind: each
+    // instance's remainders are counted.
+    auto cables = group(ComponentClass::Cable, 400, 8, 4);
+    auto nodes = group(ComponentClass::Node, 32, 200, 24);
+    for (std::uint32_t j = 0; j < 32; ++j) nodes.member_instances.push_back({j % 4});
+    const std::vector<ComponentGroup> g = {cables, nodes};
+    DayOptions o = days(300);
+    o.instances = 4;
+    auto stops_on_node = [](const FailureMode& m) { return m[1] > 0 ? 0.0 : linear(m); };
+    const auto est = estimate_availability(g, o, stops_on_node);
+    const auto counted = sampled_modes(g, o);
+    CHECK(est.restarts > 0);
+    for (const ModeTally& t : est.modes)
+        CHECK(std::find(counted.begin(), counted.end(), t.mode) != counted.end());
 }
 
 TEST_CASE("the sampling is reproducible from its seed and its error shrinks as days grow",
@@ -292,6 +364,87 @@ TEST_CASE("a degraded mode's rate is the faults machinery's run with its represe
           plain["decode"]["tokens_per_s_per_gpu"].get<double>());
 }
 
+TEST_CASE(
+    "several EP groups on a small fabric: a lost GPU stops its own instance, a lost node "
+    "those it holds",
+    "[availability][system]") {
+    // Two EP16 instances on 32 GPUs. GPUs failing 100 a year each: every instance's stops are
+    // a Poisson process of 16 x 100 / 8760 an hour, each 20 minutes down (an M/D/1 server's
+    // busy time), and no mode but the healthy one is a run.
+    const std::string two =
+        "name: two\nseed: 1\nmodel: {name: deepseek-v3}\ncluster: {node: h800}\n"
+        "topology: {kind: dual-plane, endpoints: 32}\n"
+        "workload: {kind: moe, phase: decode, ep_size: 16, ep_groups: 2, tokens_per_gpu: 8, "
+        "simulated_layers: 2";
+    const std::string only_gpus =
+        "availability:\n  days: 400\n  cable: {per_year: 0}\n  switch: {per_year: 0}\n  nic: "
+        "{per_year: 0}\n  gpu: {per_year: 100}\n  node: {per_year: 0}\n";
+    const Json r = run_availability(load_text("two", two + "}\n" + only_gpus).scenario, false);
+    const Json& a = r["availability"];
+    CHECK(a["instances"] == 2);
+    CHECK(a["gpus"].get<double>() == 32);
+    const double stops_per_h = 16 * 100.0 / 8760.0;
+    const double se = a["tokens_per_s_per_gpu_se"].get<double>() /
+                      a["healthy_tokens_per_s_per_gpu"].get<double>();
+    CHECK(std::abs(a["delivered_fraction"].get<double>() - (1 - stops_per_h / 3.0)) <
+          3 * se + 1e-4);
+    CHECK(a["restarts_per_day"].get<double>() == Approx(2 * stops_per_h * 24).epsilon(0.05));
+    CHECK(a["modes_met"].get<int>() >= 2);
+    CHECK(a["mode_simulations"] == 1);  // the healthy run alone
+    for (const auto& m : a["modes"]) {
+        const bool healthy = m["mode"] == "healthy";
+        CHECK(m["simulated"] == healthy);
+        if (!healthy) CHECK(m["status"] == "failed");
+    }
+    // Nodes: packed, each holds one instance's GPUs; spread (rank r of group g on GPU 2r + g),
+    // each holds both, and a lost node stops both instances.
+    const std::string only_nodes =
+        "availability:\n  days: 400\n  cable: {per_year: 0}\n  switch: {per_year: 0}\n  nic: "
+        "{per_year: 0}\n  gpu: {per_year: 0}\n  node: {per_year: 100}\n";
+    auto restarts_per_node_failure = [&](const std::string& placement) {
+        const Json x = run_availability(
+            load_text("two-" + placement, two + ", ep_placement: " + placement + "}\n" + only_nodes)
+                .scenario,
+            false);
+        const Json& b = x["availability"];
+        for (const auto& g : b["groups"])
+            if (g["class"] == "node")
+                return b["restarts_per_day"].get<double>() / g["failures_per_day"].get<double>();
+        return 0.0;
+    };
+    CHECK(restarts_per_node_failure("packed") == Approx(1.0).epsilon(0.08));
+    CHECK(restarts_per_node_failure("spread") == Approx(2.0).epsilon(0.08));
+}
+
+TEST_CASE("a fat tree's leaf and its cables serve their nodes' instances, a spine every one",
+          "[availability][system]") {
+    // FT2 of radix 8 on 32 GPUs: eight leaves of four NICs, two EP16 instances. Packed, a leaf
+    // holds one instance's NICs; spread (rank r of group g on GPU 2r + g), both.
+    for (const std::string placement : {"packed", "spread"}) {
+        const Json r = run_availability(
+            load_text("leaf-" + placement,
+                      "name: leaf\nseed: 1\nmodel: {name: deepseek-v3}\ncluster: {node: h800}\n"
+                      "topology: {kind: ft2, switch_radix: 8, endpoints: 32}\n"
+                      "workload: {kind: moe, phase: decode, ep_size: 16, ep_groups: 2, "
+                      "tokens_per_gpu: 8, simulated_layers: 2, ep_placement: " +
+                          placement + "}\navailability:\n  days: 2\n" + kNoFailures)
+                .scenario,
+            false);
+        std::map<std::string, double> served;
+        for (const auto& g : r["availability"]["groups"])
+            served[g["class"].get<std::string>() + " " + g["tier"].get<std::string>()] =
+                g["instances_per_part"].get<double>();
+        INFO(placement);
+        const double leaf = placement == "packed" ? 1.0 : 2.0;
+        CHECK(served.at("switch leaf") == leaf);
+        CHECK(served.at("cable leaf-spine") == leaf);
+        CHECK(served.at("switch spine") == 2.0);
+        CHECK(served.at("cable nic-leaf") == 1.0);
+        CHECK(served.at("gpu ") == 1.0);
+        CHECK(served.at("node ") == (placement == "packed" ? 1.0 : 2.0));
+    }
+}
+
 TEST_CASE("every availability result key is in the results, and a tier filter keeps its tier",
           "[availability][system]") {
     // A two-tier fat tree: `spine-leaf` names the leaf-spine cables either way round.
@@ -364,8 +517,9 @@ TEST_CASE("bad availability input is a located input error", "[availability][cli
         {"availability:\n  switch: {tiers: [core]}\n",
          "s.yaml:8:", "no switch tier 'core' in this dual-plane fabric"},
         {"availability:\n  days: 1\n", "s.yaml:8:", "availability.days"},
-        {"availability:\n  days: 10\n", "--set", "availability of several EP groups is not built",
-         "--set workload.ep_groups=2"},
+        {"availability:\n  days: 10\n", "--set",
+         "serving its experts from their copies is not built for several groups",
+         "--set workload.ep_groups=2 --set workload.ep_size=8 --set workload.redundant_experts=8"},
         {"availability:\n  days: 10\nfaults:\n  - {kind: gpu_down, target: {gpu: 1}}\n",
          "s.yaml:9:", "availability draws its own failures"},
     };

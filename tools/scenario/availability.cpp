@@ -20,25 +20,97 @@ namespace {
 
 constexpr double kHoursPerYear = 365.0 * 24.0;
 
-// The fabric's parts by group, each group's members in a seeded order: a mode with k parts of
-// a group out loses its first k (so a mode's parts include those of every smaller mode).
+// The fabric's parts by group, each group's members in a seeded order, those serving instance 0
+// first: a mode with k parts of a group out loses its first k (so a mode's parts include those of
+// every smaller mode, and are parts an instance can have out at once).
 struct Plan {
     std::vector<ComponentGroup> groups;
     std::vector<std::vector<FaultSpec>> members;
     std::uint32_t gpus_per_node = 1;
+    std::uint32_t instances = 1;
 };
+
+// The instances (EP groups) each part serves. A GPU serves its own group, its NIC and the NIC's
+// cables the same, a node the groups of its GPUs. A switch whose only other switches are of
+// another tier, with NICs, carries only its NICs' traffic (a fat tree's leaf), and so do its
+// cables; every other switch and cable (spines; routers of direct networks, which carry others'
+// traffic) serves every instance.
+struct Scopes {
+    std::vector<std::vector<std::uint32_t>> gpu, node, nic, cable, sw;
+};
+
+Scopes scopes_of(const Scenario& s, const SimulatedFabric& f, std::uint32_t gpus_per_node) {
+    const auto& w = s.workload;
+    const std::uint32_t instances = std::max<std::uint32_t>(1, w.ep_groups);
+    std::vector<std::uint32_t> every(instances);
+    for (std::uint32_t i = 0; i < instances; ++i) every[i] = i;
+    auto instance_of = [&](std::uint64_t gpu) -> std::vector<std::uint32_t> {
+        if (gpu < w.first_gpu) return {};
+        const std::uint64_t rank = gpu - w.first_gpu;
+        if (rank >= std::uint64_t{w.ep_size} * instances) return {};  // idle: serves none
+        return {static_cast<std::uint32_t>(w.ep_spread ? rank % instances : rank / w.ep_size)};
+    };
+    auto merge = [](std::vector<std::uint32_t>& into, const std::vector<std::uint32_t>& add) {
+        std::vector<std::uint32_t> out;
+        std::set_union(into.begin(), into.end(), add.begin(), add.end(), std::back_inserter(out));
+        into = std::move(out);
+    };
+    const PortGraph& g = f.fabric.graph;
+    const std::uint64_t gpus = f.node_layout() ? f.endpoints() : 0;
+    Scopes out;
+    for (std::uint64_t i = 0; i < gpus; ++i) out.gpu.push_back(instance_of(i));
+    out.node.resize(gpus / gpus_per_node);
+    for (std::uint64_t i = 0; i < out.node.size() * gpus_per_node; ++i)
+        merge(out.node[i / gpus_per_node], out.gpu[i]);
+    for (std::uint32_t i = 0; i < g.endpoint_count(); ++i)
+        out.nic.push_back(i < out.gpu.size() ? out.gpu[i] : std::vector<std::uint32_t>{});
+    // Leaves: switches with NICs and no cable to a switch of their own tier.
+    const auto switches = g.switches();
+    std::vector<std::uint8_t> has_nic(g.switch_count(), 0), transit(g.switch_count(), 0);
+    out.sw.assign(g.switch_count(), {});
+    for (const auto& c : g.cables()) {
+        const bool a_sw = c.a.kind == NodeKind::Switch, b_sw = c.b.kind == NodeKind::Switch;
+        if (a_sw && b_sw && switches[c.a.index].tier == switches[c.b.index].tier)
+            transit[c.a.index] = transit[c.b.index] = 1;
+        if (a_sw != b_sw) {
+            const NodeRef sw = a_sw ? c.a : c.b, nic = a_sw ? c.b : c.a;
+            has_nic[sw.index] = 1;
+            merge(out.sw[sw.index], out.nic[nic.index]);
+        }
+    }
+    for (std::uint32_t i = 0; i < g.switch_count(); ++i)
+        if (!has_nic[i] || transit[i]) out.sw[i] = every;
+    auto local = [&](NodeRef n) {
+        return n.kind == NodeKind::Switch && has_nic[n.index] && !transit[n.index];
+    };
+    for (const auto& c : g.cables()) {
+        if (c.a.kind == NodeKind::Endpoint || c.b.kind == NodeKind::Endpoint)
+            out.cable.push_back(out.nic[(c.a.kind == NodeKind::Endpoint ? c.a : c.b).index]);
+        else if (local(c.a) || local(c.b))
+            out.cable.push_back(local(c.a) ? out.sw[c.a.index] : out.sw[c.b.index]);
+        else
+            out.cable.push_back(every);
+    }
+    return out;
+}
 
 Plan plan_of(const Scenario& s, const SimulatedFabric& f) {
     Plan plan;
     plan.gpus_per_node = std::max<std::uint32_t>(1, s.cluster.gpus_per_node);
+    plan.instances = std::max<std::uint32_t>(1, s.workload.ep_groups);
+    const Scopes scopes = scopes_of(s, f, plan.gpus_per_node);
     const auto& a = s.availability;
     auto add = [&](ComponentClass c, const std::string& tier) -> std::size_t {
         for (std::size_t g = 0; g < plan.groups.size(); ++g)
             if (plan.groups[g].cls == c && plan.groups[g].tier == tier) return g;
         const ComponentFailure& r = a.rates[static_cast<std::size_t>(c)];
-        plan.groups.push_back({c, tier, 0, r.per_year / kHoursPerYear, r.repair_hours});
+        plan.groups.push_back({c, tier, 0, r.per_year / kHoursPerYear, r.repair_hours, {}});
         plan.members.emplace_back();
         return plan.groups.size() - 1;
+    };
+    auto member = [&](std::size_t g, FaultSpec spec, const std::vector<std::uint32_t>& serves) {
+        plan.members[g].push_back(std::move(spec));
+        plan.groups[g].member_instances.push_back(serves);
     };
     const Json elements = elements_json(f.fabric);
     // Tiers as the fabric names them, and the ones each class's `tiers` key keeps.
@@ -75,7 +147,8 @@ Plan plan_of(const Scenario& s, const SimulatedFabric& f) {
     auto kept_named = [&](ComponentClass c, const std::string& tier) {
         return keep[c].empty() || keep[c].count(tier) > 0;
     };
-    for (const auto& c : elements["cables"]) {
+    for (std::size_t k = 0; k < elements["cables"].size(); ++k) {
+        const auto& c = elements["cables"][k];
         const std::string tier = canonical_cable_tier(c["tiers"].get<std::string>());
         if (!kept_named(ComponentClass::Cable, tier)) continue;
         FaultSpec spec;
@@ -84,7 +157,7 @@ Plan plan_of(const Scenario& s, const SimulatedFabric& f) {
         spec.a = c["a"].get<std::string>();
         spec.b = c["b"].get<std::string>();
         spec.cable = c["index"].get<std::uint32_t>();
-        plan.members[add(ComponentClass::Cable, tier)].push_back(spec);
+        member(add(ComponentClass::Cable, tier), spec, scopes.cable[k]);
     }
     for (std::uint32_t i = 0; i < elements["switches"].size(); ++i) {
         const std::string tier = elements["switches"][i]["tier"].get<std::string>();
@@ -93,31 +166,47 @@ Plan plan_of(const Scenario& s, const SimulatedFabric& f) {
         spec.kind = FaultKind::SwitchDown;
         spec.target = FaultTargetKind::Switch;
         spec.index = i;
-        plan.members[add(ComponentClass::Switch, tier)].push_back(spec);
+        member(add(ComponentClass::Switch, tier), spec, scopes.sw[i]);
     }
-    auto numbered = [&](ComponentClass c, FaultKind kind, FaultTargetKind target, std::uint64_t n) {
-        if (n == 0) return;
+    auto numbered = [&](ComponentClass c, FaultKind kind, FaultTargetKind target,
+                        const std::vector<std::vector<std::uint32_t>>& serves) {
+        if (serves.empty()) return;
         const std::size_t g = add(c, "");
-        for (std::uint64_t i = 0; i < n; ++i) {
+        for (std::uint64_t i = 0; i < serves.size(); ++i) {
             FaultSpec spec;
             spec.kind = kind;
             spec.target = target;
             spec.index = i;
-            plan.members[g].push_back(spec);
+            member(g, spec, serves[i]);
         }
     };
-    const std::uint64_t gpus = f.node_layout() ? f.endpoints() : 0;
-    numbered(ComponentClass::Nic, FaultKind::NicDown, FaultTargetKind::Nic,
-             f.fabric.graph.endpoint_count());
-    numbered(ComponentClass::Gpu, FaultKind::GpuDown, FaultTargetKind::Gpu, gpus);
-    numbered(ComponentClass::Node, FaultKind::NodeDown, FaultTargetKind::Node,
-             gpus / plan.gpus_per_node);
+    numbered(ComponentClass::Nic, FaultKind::NicDown, FaultTargetKind::Nic, scopes.nic);
+    numbered(ComponentClass::Gpu, FaultKind::GpuDown, FaultTargetKind::Gpu, scopes.gpu);
+    numbered(ComponentClass::Node, FaultKind::NodeDown, FaultTargetKind::Node, scopes.node);
     for (std::size_t g = 0; g < plan.groups.size(); ++g) {
         auto& m = plan.members[g];
+        auto& serves = plan.groups[g].member_instances;
         plan.groups[g].count = m.size();
         RandomStream rng(s.seed, "availability-representatives", g);
-        for (std::size_t j = 0; j + 1 < m.size(); ++j)
-            std::swap(m[j], m[j + rng.below(m.size() - j)]);
+        for (std::size_t j = 0; j + 1 < m.size(); ++j) {
+            const std::size_t k = j + rng.below(m.size() - j);
+            std::swap(m[j], m[k]);
+            std::swap(serves[j], serves[k]);
+        }
+        // Representatives of an instance's modes: instance 0's parts first, in that order.
+        std::vector<std::size_t> order(m.size());
+        for (std::size_t j = 0; j < order.size(); ++j) order[j] = j;
+        std::stable_partition(order.begin(), order.end(), [&](std::size_t j) {
+            return !serves[j].empty() && serves[j].front() == 0;
+        });
+        std::vector<FaultSpec> m2;
+        std::vector<std::vector<std::uint32_t>> s2;
+        for (std::size_t j : order) {
+            m2.push_back(std::move(m[j]));
+            s2.push_back(std::move(serves[j]));
+        }
+        m = std::move(m2);
+        serves = std::move(s2);
     }
     return plan;
 }
@@ -153,8 +242,20 @@ std::string target_text(const FaultSpec& f) {
                        f.index);
 }
 
+// With several instances a lost GPU or node stops its instances without a run (the faults
+// machinery loses GPUs of one EP group only): what on_rank_loss: fail gives.
+bool stops_without_run(const Plan& plan, const FailureMode& mode) {
+    if (plan.instances < 2) return false;
+    for (std::size_t g = 0; g < plan.groups.size(); ++g)
+        if (mode[g] > 0 && (plan.groups[g].cls == ComponentClass::Gpu ||
+                            plan.groups[g].cls == ComponentClass::Node))
+            return true;
+    return false;
+}
+
 struct ModeRun {
     std::string status;
+    bool simulated = true;
     double tokens_per_s_per_gpu = 0;
     double step_ms = 0;
     std::vector<std::string> faults;
@@ -176,12 +277,15 @@ Json run_availability(const Scenario& s, bool progress) {
         throw s.error_at("faults",
                          "availability draws its own failures (expected no faults: list; "
                          "docs/availability.md)");
-    // Several EP groups are several instances: a part lost stops its own group, which restarts
-    // on its own; the days here restart one instance. Not built.
-    if (s.workload.ep_groups > 1)
-        throw s.error_at("workload.ep_groups",
-                         "availability of several EP groups is not built: a lost GPU stops its "
-                         "own group, and the sampled days restart one instance (expected 1)");
+    // Several EP groups are several instances, each stopped and restarted on its own. A lost
+    // GPU in one of them is not simulated from its copies (the faults machinery serves one
+    // group's); it stops its instance, as DeepEP and NCCL do without copies.
+    if (s.workload.ep_groups > 1 && !s.workload.rank_loss_fails)
+        throw s.error_at(s.positions.count("workload.on_rank_loss") ? "workload.on_rank_loss"
+                                                                    : "workload.redundant_experts",
+                         "with several EP groups a lost GPU stops its instance: serving its "
+                         "experts from their copies is not built for several groups (expected "
+                         "workload.on_rank_loss: fail)");
     if (s.sim.replicates > 1)
         throw s.error_at("sim.replicates",
                          "availability's sampled days are its replicates (expected 1)");
@@ -203,6 +307,7 @@ Json run_availability(const Scenario& s, bool progress) {
     days.restart_hours = a.restart_minutes / 60.0;
     days.restart_below = a.restart_below;
     days.max_modes = a.max_modes;
+    days.instances = plan.instances;
     days.seed = s.seed;
     // Before anything runs: how many distinct modes the days meet (each a run).
     const std::size_t met = sampled_modes(plan.groups, days).size();
@@ -215,7 +320,7 @@ Json run_availability(const Scenario& s, bool progress) {
     if (progress)
         fmt::print(stderr,
                    "clustersim: availability: {} sampled days of {} h meet {} distinct failure "
-                   "modes (the healthy one included): a run each\n",
+                   "modes (the healthy one included): a run each, unless decided without one\n",
                    a.days, format_number(a.hours), met);
 
     RunOutcome base = execute_settled(healthy, prepared, false);
@@ -249,6 +354,10 @@ Json run_availability(const Scenario& s, bool progress) {
             if (const Json* v = json_at(results, phase + ".step_ms"); v && v->is_number())
                 run.step_ms = v->get<double>();
             run.wall_s = healthy_wall_s;
+        } else if (stops_without_run(plan, mode)) {
+            run.status = "failed";
+            run.simulated = false;
+            for (const FaultSpec& f : faults_of(plan, mode)) run.faults.push_back(target_text(f));
         } else {
             const auto t0 = std::chrono::steady_clock::now();
             Scenario m = healthy;
@@ -305,16 +414,22 @@ Json run_availability(const Scenario& s, bool progress) {
     av["restart_below"] = a.restart_below;
     av["amortisation_years"] = a.amortisation_years;
     Json groups = Json::array();
-    for (const auto& g : plan.groups)
+    for (const auto& g : plan.groups) {
+        // How local a failure of the group is: the instances its parts serve, on average.
+        double served = 0;
+        for (const auto& m : g.member_instances) served += static_cast<double>(m.size());
         groups.push_back(
             {{"class", std::string(kComponentClassNames[static_cast<std::size_t>(g.cls)])},
              {"tier", g.tier},
              {"count", g.count},
+             {"instances_per_part", g.count > 0 ? served / static_cast<double>(g.count) : 0.0},
              {"per_year", g.per_hour * kHoursPerYear},
              {"repair_hours", g.repair_hours},
              {"failures_per_day", static_cast<double>(g.count) * g.per_hour * 24.0}});
+    }
     av["groups"] = std::move(groups);
     av["gpus"] = gpus;
+    av["instances"] = plan.instances;
     av["healthy_tokens_per_s_per_gpu"] = est.healthy_tokens_per_s;
     av["tokens_per_s_per_gpu"] = est.mean_tokens_per_s;
     av["tokens_per_s_per_gpu_se"] = est.se_tokens_per_s;
@@ -336,7 +451,9 @@ Json run_availability(const Scenario& s, bool progress) {
         cluster.usd > 0 ? tokens_per_s_per_musd(est.mean_tokens_per_s, gpus, cluster.usd) : 0.0;
     av["healthy_tokens_per_s_per_musd"] =
         cluster.usd > 0 ? tokens_per_s_per_musd(est.healthy_tokens_per_s, gpus, cluster.usd) : 0.0;
-    av["mode_simulations"] = est.modes.size();
+    av["modes_met"] = est.modes.size();
+    av["mode_simulations"] =
+        std::count_if(runs.begin(), runs.end(), [](const ModeRun& m) { return m.simulated; });
     // The modes, worst first: tokens lost per day against healthy.
     std::vector<std::size_t> order(est.modes.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -359,6 +476,7 @@ Json run_availability(const Scenario& s, bool progress) {
         m["parts_out"] = std::move(parts);
         m["faults"] = runs[i].faults;
         m["status"] = runs[i].status;
+        m["simulated"] = runs[i].simulated;
         m["tokens_per_s_per_gpu"] = t.tokens_per_s;
         m["step_ms"] = runs[i].step_ms;
         m["share_of_healthy"] = est.healthy_tokens_per_s > 0
@@ -396,7 +514,9 @@ std::vector<std::string> availability_result_keys() {
             "availability.healthy_usd_per_million_tokens",
             "availability.tokens_per_s_per_musd",
             "availability.healthy_tokens_per_s_per_musd",
-            "availability.mode_simulations"};
+            "availability.mode_simulations",
+            "availability.modes_met",
+            "availability.instances"};
 }
 
 std::string availability_table(const Json& r) {
@@ -426,8 +546,10 @@ std::string availability_table(const Json& r) {
         "over {} years\n",
         num(a["usd_per_million_tokens"]), num(a["healthy_usd_per_million_tokens"]),
         num(a["cluster_cost_usd"]) / 1e6, format_number(num(a["amortisation_years"])));
-    out += fmt::format("{} failure modes simulated; worst first (tokens lost per day):\n",
-                       a["mode_simulations"].get<std::uint64_t>());
+    out += fmt::format(
+        "{} failure modes met, {} of them simulated; worst first (tokens lost per "
+        "day):\n",
+        a["modes_met"].get<std::uint64_t>(), a["mode_simulations"].get<std::uint64_t>());
     out += fmt::format("  {:<40} {:>10} {:>8} {:>10} {:>9} {:>12}\n", "mode", "status", "share",
                        "h/day", "times/day", "lost/day");
     std::size_t shown = 0;

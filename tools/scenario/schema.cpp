@@ -324,7 +324,7 @@ static std::vector<KeySpec> core_keys() {
         section("availability"),
         integer("availability.days", 2, 1e7, "1000", "periods sampled (seeded), each with its own failures: the expected throughput is their mean, with its standard error (docs/availability.md)"),
         number("availability.hours", 1e-3, 1e6, "24", "the length of one sampled period"),
-        integer("availability.max_modes", 1, 10000, "64", "distinct failure modes simulated at most (each is a packet-level run); more is refused before any runs"),
+        integer("availability.max_modes", 1, 10000, "64", "distinct failure modes met at most (each a packet-level run unless decided without one); more is refused before any runs"),
         number("availability.restart_minutes", 0, 1e6, "models/data/failure_rates.yaml", "an instance a failure stops serves again on spare nodes after this long, leaving the failed parts behind"),
         number("availability.restart_below", 0, 1, "0", "also restart when a failure leaves less than this share of the healthy throughput (0: only when it stops)"),
         number("availability.amortisation_years", 1e-3, 100, "models/data/failure_rates.yaml", "cost per delivered token: the cluster's price over this many years"),
