@@ -445,6 +445,49 @@ TEST_CASE("a fat tree's leaf and its cables serve their nodes' instances, a spin
     }
 }
 
+TEST_CASE(
+    "with several instances a part that cuts a NIC off stops its instance without a run, "
+    "as the faults machinery's run would",
+    "[availability][system]") {
+    // FT2 of radix 8, one cable per NIC: a lost NIC-leaf cable cuts its NIC off; a leaf-spine
+    // cable only narrows the leaf's way up.
+    const std::string yaml =
+        "name: cut\nseed: 1\nmodel: {name: deepseek-v3}\ncluster: {node: h800}\n"
+        "topology: {kind: ft2, switch_radix: 8, endpoints: 32}\n"
+        "workload: {kind: moe, phase: decode, ep_size: 16, ep_groups: 2, tokens_per_gpu: 8, "
+        "simulated_layers: 2}\n";
+    const Written w = load_text(
+        "cut", yaml +
+                   "availability:\n  days: 40\n  cable: {per_year: 40}\n  switch: {per_year: 0}\n"
+                   "  nic: {per_year: 0}\n  gpu: {per_year: 0}\n  node: {per_year: 0}\n");
+    const Json r = run_availability(w.scenario, false);
+    const Json* cut = nullptr;
+    bool narrowed = false;
+    for (const auto& m : r["availability"]["modes"]) {
+        if (m["mode"] == "cable nic-leaf x1") cut = &m;
+        if (m["mode"] == "cable leaf-spine x1") {
+            narrowed = true;
+            CHECK(m["simulated"] == true);
+            CHECK(m["status"] == "completed");
+        }
+    }
+    CHECK(narrowed);
+    REQUIRE(cut != nullptr);
+    CHECK((*cut)["simulated"] == false);
+    CHECK((*cut)["tokens_per_s_per_gpu"].get<double>() == 0.0);
+    // The same cable as a faults: entry: the run does not complete.
+    const std::string text = (*cut)["faults"][0].get<std::string>();  // link_down a-b#k
+    const auto names = text.substr(text.find(' ') + 1);
+    const auto dash = names.find('-', names.find('-') + 1);
+    const auto hash = names.find('#');
+    const auto run = run_cli(
+        "run " + w.file + " --json --quiet " + "--set 'faults=[{kind: link_down, target: {link: [" +
+        names.substr(0, dash) + ", " + names.substr(dash + 1, hash - dash - 1) +
+        "], index: " + names.substr(hash + 1) + "}}]'");
+    INFO(run.err);
+    CHECK(run.exit_code == 3);
+}
+
 TEST_CASE("every availability result key is in the results, and a tier filter keeps its tier",
           "[availability][system]") {
     // A two-tier fat tree: `spine-leaf` names the leaf-spine cables either way round.

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -26,6 +27,9 @@ constexpr double kHoursPerYear = 365.0 * 24.0;
 struct Plan {
     std::vector<ComponentGroup> groups;
     std::vector<std::vector<FaultSpec>> members;
+    // Per member: its loss cuts a NIC off (the NIC, its only cable, the switch all its cables
+    // reach), which the faults machinery fails or stalls: DeepEP and NCCL abort.
+    std::vector<std::vector<std::uint8_t>> cuts_off;
     std::uint32_t gpus_per_node = 1;
     std::uint32_t instances = 1;
 };
@@ -37,6 +41,7 @@ struct Plan {
 // traffic) serves every instance.
 struct Scopes {
     std::vector<std::vector<std::uint32_t>> gpu, node, nic, cable, sw;
+    std::vector<std::uint8_t> cable_cuts, sw_cuts;  // cuts a NIC off
 };
 
 Scopes scopes_of(const Scenario& s, const SimulatedFabric& f, std::uint32_t gpus_per_node) {
@@ -80,11 +85,30 @@ Scopes scopes_of(const Scenario& s, const SimulatedFabric& f, std::uint32_t gpus
     }
     for (std::uint32_t i = 0; i < g.switch_count(); ++i)
         if (!has_nic[i] || transit[i]) out.sw[i] = every;
+    // A NIC is cut off by its only cable, or by the one switch all its cables reach.
+    constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+    constexpr std::uint32_t kSeveral = kNone - 1;
+    std::vector<std::uint32_t> nic_cables(g.endpoint_count(), 0),
+        nic_switch(g.endpoint_count(), kNone);
+    for (const auto& c : g.cables()) {
+        if ((c.a.kind == NodeKind::Endpoint) == (c.b.kind == NodeKind::Endpoint)) continue;
+        const NodeRef nic = c.a.kind == NodeKind::Endpoint ? c.a : c.b;
+        const NodeRef sw = c.a.kind == NodeKind::Endpoint ? c.b : c.a;
+        ++nic_cables[nic.index];
+        std::uint32_t& only = nic_switch[nic.index];
+        only = only == kNone || only == sw.index ? sw.index : kSeveral;
+    }
+    out.sw_cuts.assign(g.switch_count(), 0);
+    for (std::uint32_t n = 0; n < g.endpoint_count(); ++n)
+        if (nic_switch[n] < kSeveral) out.sw_cuts[nic_switch[n]] = 1;
     auto local = [&](NodeRef n) {
         return n.kind == NodeKind::Switch && has_nic[n.index] && !transit[n.index];
     };
     for (const auto& c : g.cables()) {
-        if (c.a.kind == NodeKind::Endpoint || c.b.kind == NodeKind::Endpoint)
+        const bool to_nic = c.a.kind == NodeKind::Endpoint || c.b.kind == NodeKind::Endpoint;
+        out.cable_cuts.push_back(
+            to_nic && nic_cables[(c.a.kind == NodeKind::Endpoint ? c.a : c.b).index] == 1);
+        if (to_nic)
             out.cable.push_back(out.nic[(c.a.kind == NodeKind::Endpoint ? c.a : c.b).index]);
         else if (local(c.a) || local(c.b))
             out.cable.push_back(local(c.a) ? out.sw[c.a.index] : out.sw[c.b.index]);
@@ -106,11 +130,14 @@ Plan plan_of(const Scenario& s, const SimulatedFabric& f) {
         const ComponentFailure& r = a.rates[static_cast<std::size_t>(c)];
         plan.groups.push_back({c, tier, 0, r.per_year / kHoursPerYear, r.repair_hours, {}});
         plan.members.emplace_back();
+        plan.cuts_off.emplace_back();
         return plan.groups.size() - 1;
     };
-    auto member = [&](std::size_t g, FaultSpec spec, const std::vector<std::uint32_t>& serves) {
+    auto member = [&](std::size_t g, FaultSpec spec, const std::vector<std::uint32_t>& serves,
+                      bool cuts_off) {
         plan.members[g].push_back(std::move(spec));
         plan.groups[g].member_instances.push_back(serves);
+        plan.cuts_off[g].push_back(cuts_off ? 1 : 0);
     };
     const Json elements = elements_json(f.fabric);
     // Tiers as the fabric names them, and the ones each class's `tiers` key keeps.
@@ -157,7 +184,7 @@ Plan plan_of(const Scenario& s, const SimulatedFabric& f) {
         spec.a = c["a"].get<std::string>();
         spec.b = c["b"].get<std::string>();
         spec.cable = c["index"].get<std::uint32_t>();
-        member(add(ComponentClass::Cable, tier), spec, scopes.cable[k]);
+        member(add(ComponentClass::Cable, tier), spec, scopes.cable[k], scopes.cable_cuts[k]);
     }
     for (std::uint32_t i = 0; i < elements["switches"].size(); ++i) {
         const std::string tier = elements["switches"][i]["tier"].get<std::string>();
@@ -166,7 +193,7 @@ Plan plan_of(const Scenario& s, const SimulatedFabric& f) {
         spec.kind = FaultKind::SwitchDown;
         spec.target = FaultTargetKind::Switch;
         spec.index = i;
-        member(add(ComponentClass::Switch, tier), spec, scopes.sw[i]);
+        member(add(ComponentClass::Switch, tier), spec, scopes.sw[i], scopes.sw_cuts[i]);
     }
     auto numbered = [&](ComponentClass c, FaultKind kind, FaultTargetKind target,
                         const std::vector<std::vector<std::uint32_t>>& serves) {
@@ -177,7 +204,7 @@ Plan plan_of(const Scenario& s, const SimulatedFabric& f) {
             spec.kind = kind;
             spec.target = target;
             spec.index = i;
-            member(g, spec, serves[i]);
+            member(g, spec, serves[i], kind == FaultKind::NicDown);
         }
     };
     numbered(ComponentClass::Nic, FaultKind::NicDown, FaultTargetKind::Nic, scopes.nic);
@@ -186,12 +213,14 @@ Plan plan_of(const Scenario& s, const SimulatedFabric& f) {
     for (std::size_t g = 0; g < plan.groups.size(); ++g) {
         auto& m = plan.members[g];
         auto& serves = plan.groups[g].member_instances;
+        auto& cuts = plan.cuts_off[g];
         plan.groups[g].count = m.size();
         RandomStream rng(s.seed, "availability-representatives", g);
         for (std::size_t j = 0; j + 1 < m.size(); ++j) {
             const std::size_t k = j + rng.below(m.size() - j);
             std::swap(m[j], m[k]);
             std::swap(serves[j], serves[k]);
+            std::swap(cuts[j], cuts[k]);
         }
         // Representatives of an instance's modes: instance 0's parts first, in that order.
         std::vector<std::size_t> order(m.size());
@@ -201,12 +230,15 @@ Plan plan_of(const Scenario& s, const SimulatedFabric& f) {
         });
         std::vector<FaultSpec> m2;
         std::vector<std::vector<std::uint32_t>> s2;
+        std::vector<std::uint8_t> c2;
         for (std::size_t j : order) {
             m2.push_back(std::move(m[j]));
             s2.push_back(std::move(serves[j]));
+            c2.push_back(cuts[j]);
         }
         m = std::move(m2);
         serves = std::move(s2);
+        cuts = std::move(c2);
     }
     return plan;
 }
@@ -243,13 +275,18 @@ std::string target_text(const FaultSpec& f) {
 }
 
 // With several instances a lost GPU or node stops its instances without a run (the faults
-// machinery loses GPUs of one EP group only): what on_rank_loss: fail gives.
+// machinery loses GPUs of one EP group only): what on_rank_loss: fail gives. So does a part that
+// cuts a NIC off, whose run the faults fail or stall (DeepEP and NCCL abort): there the run
+// would be the whole cluster's step, to learn that 0.
 bool stops_without_run(const Plan& plan, const FailureMode& mode) {
     if (plan.instances < 2) return false;
-    for (std::size_t g = 0; g < plan.groups.size(); ++g)
-        if (mode[g] > 0 && (plan.groups[g].cls == ComponentClass::Gpu ||
-                            plan.groups[g].cls == ComponentClass::Node))
-            return true;
+    for (std::size_t g = 0; g < plan.groups.size(); ++g) {
+        if (mode[g] == 0) continue;
+        const ComponentClass c = plan.groups[g].cls;
+        if (c == ComponentClass::Gpu || c == ComponentClass::Node) return true;
+        for (std::uint32_t j = 0; j < mode[g] && j < plan.cuts_off[g].size(); ++j)
+            if (plan.cuts_off[g][j]) return true;
+    }
     return false;
 }
 
@@ -358,6 +395,11 @@ Json run_availability(const Scenario& s, bool progress) {
             run.status = "failed";
             run.simulated = false;
             for (const FaultSpec& f : faults_of(plan, mode)) run.faults.push_back(target_text(f));
+            if (progress)
+                fmt::print(stderr,
+                           "clustersim: availability: mode {} ({}): stops its instance, without "
+                           "a run\n",
+                           runs.size() + 1, mode_label(plan.groups, mode));
         } else {
             const auto t0 = std::chrono::steady_clock::now();
             Scenario m = healthy;
