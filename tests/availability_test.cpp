@@ -474,6 +474,21 @@ TEST_CASE(
     CHECK(narrowed);
     REQUIRE(cut != nullptr);
     CHECK((*cut)["simulated"] == false);
+    // Its representative is a cable of instance 0 (packed: NICs 0 to 15), whatever the seeded
+    // order of the cables.
+    for (const std::string seed : {"1", "2", "3", "4", "5", "6"}) {
+        Scenario reseeded = w.scenario;
+        reseeded.seed = std::stoull(seed);
+        const Json x = run_availability(reseeded, false);
+        for (const auto& m : x["availability"]["modes"])
+            if (m["mode"] == "cable nic-leaf x1") {
+                const std::string rep = m["faults"][0].get<std::string>();
+                const auto nic_at = rep.find("nic-");
+                REQUIRE(nic_at != std::string::npos);
+                INFO("seed " << seed << ": " << rep);
+                CHECK(std::stoul(rep.substr(nic_at + 4)) < 16);
+            }
+    }
     CHECK((*cut)["tokens_per_s_per_gpu"].get<double>() == 0.0);
     // The same cable as a faults: entry: the run does not complete.
     const std::string text = (*cut)["faults"][0].get<std::string>();  // link_down a-b#k
@@ -486,6 +501,38 @@ TEST_CASE(
         "], index: " + names.substr(hash + 1) + "}}]'");
     INFO(run.err);
     CHECK(run.exit_code == 3);
+}
+
+TEST_CASE("the parts an instance depends on: NICs shared by GPU pairs, idle GPUs serving none",
+          "[availability][system]") {
+    // a100-pcie: four NICs to eight GPUs (NIC n of a node serves GPUs 2n and 2n + 1). 24 NICs
+    // (topology.endpoints) are 48 GPUs; two packed EP16 instances on the first 32: the last 16
+    // GPUs, their two nodes and eight NICs are idle.
+    const Json r = run_availability(
+        load_text("pairs",
+                  "name: pairs\nseed: 1\nmodel: {name: deepseek-v3}\ncluster: {node: a100-pcie}\n"
+                  "topology: {kind: ft2, switch_radix: 8, endpoints: 24}\n"
+                  "workload: {kind: moe, phase: decode, ep_size: 16, ep_groups: 2, "
+                  "tokens_per_gpu: 8, simulated_layers: 2}\n"
+                  "availability:\n  days: 400\n  cable: {per_year: 0}\n  switch: {per_year: "
+                  "0}\n  nic: {per_year: 0}\n  gpu: {per_year: 100}\n  node: {per_year: 0}\n")
+            .scenario,
+        false);
+    const Json& a = r["availability"];
+    std::map<std::string, std::vector<std::uint64_t>> per;
+    std::map<std::string, std::uint64_t> count;
+    for (const auto& g : a["groups"]) {
+        const std::string name = g["class"].get<std::string>() + " " + g["tier"].get<std::string>();
+        per[name] = g["parts_per_instance"].get<std::vector<std::uint64_t>>();
+        count[name] = g["count"].get<std::uint64_t>();
+    }
+    CHECK(count.at("gpu ") == 48);
+    CHECK(per.at("gpu ") == std::vector<std::uint64_t>{16, 16});
+    CHECK(count.at("nic ") == 24);
+    CHECK(per.at("nic ") == std::vector<std::uint64_t>{8, 8});
+    CHECK(per.at("node ") == std::vector<std::uint64_t>{2, 2});
+    // Only the 32 GPUs of the step stop an instance: restarts at 32 x 100 a year, not 48 x.
+    CHECK(a["restarts_per_day"].get<double>() == Approx(32 * 100.0 / 365.0).epsilon(0.05));
 }
 
 TEST_CASE("every availability result key is in the results, and a tier filter keeps its tier",

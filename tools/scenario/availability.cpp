@@ -34,11 +34,11 @@ struct Plan {
     std::uint32_t instances = 1;
 };
 
-// The instances (EP groups) each part serves. A GPU serves its own group, its NIC and the NIC's
-// cables the same, a node the groups of its GPUs. A switch whose only other switches are of
-// another tier, with NICs, carries only its NICs' traffic (a fat tree's leaf), and so do its
-// cables; every other switch and cable (spines; routers of direct networks, which carry others'
-// traffic) serves every instance.
+// The instances (EP groups) each part serves. A GPU serves its own group, a NIC (and its cables)
+// the groups of the GPUs that use it, a node the groups of its GPUs. A switch whose only other
+// switches are of another tier, with NICs, carries only its NICs' traffic (a fat tree's leaf),
+// and so do its cables; every other switch and cable (spines; routers of direct networks, which
+// carry others' traffic) serves every instance, but for a router that cuts NICs off (below).
 struct Scopes {
     std::vector<std::vector<std::uint32_t>> gpu, node, nic, cable, sw;
     std::vector<std::uint8_t> cable_cuts, sw_cuts;  // cuts a NIC off
@@ -67,8 +67,19 @@ Scopes scopes_of(const Scenario& s, const SimulatedFabric& f, std::uint32_t gpus
     out.node.resize(gpus / gpus_per_node);
     for (std::uint64_t i = 0; i < out.node.size() * gpus_per_node; ++i)
         merge(out.node[i / gpus_per_node], out.gpu[i]);
-    for (std::uint32_t i = 0; i < g.endpoint_count(); ++i)
-        out.nic.push_back(i < out.gpu.size() ? out.gpu[i] : std::vector<std::uint32_t>{});
+    // A NIC serves the GPUs of its node that use it (NIC n of a node is plane n); without a node
+    // model the endpoints are the ranks.
+    out.nic.assign(g.endpoint_count(), {});
+    if (const NodeLayout* layout = f.node_layout()) {
+        for (std::uint32_t i = 0; i < gpus; ++i) {
+            const std::uint64_t nic =
+                std::uint64_t{layout->node_of_gpu(i)} * layout->nics_per_node +
+                layout->plane_of_gpu(i);
+            if (nic < out.nic.size()) merge(out.nic[nic], out.gpu[i]);
+        }
+    } else {
+        for (std::uint32_t i = 0; i < g.endpoint_count(); ++i) out.nic[i] = instance_of(i);
+    }
     // Leaves: switches with NICs and no cable to a switch of their own tier.
     const auto switches = g.switches();
     std::vector<std::uint8_t> has_nic(g.switch_count(), 0), transit(g.switch_count(), 0);
@@ -83,8 +94,6 @@ Scopes scopes_of(const Scenario& s, const SimulatedFabric& f, std::uint32_t gpus
             merge(out.sw[sw.index], out.nic[nic.index]);
         }
     }
-    for (std::uint32_t i = 0; i < g.switch_count(); ++i)
-        if (!has_nic[i] || transit[i]) out.sw[i] = every;
     // A NIC is cut off by its only cable, or by the one switch all its cables reach.
     constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
     constexpr std::uint32_t kSeveral = kNone - 1;
@@ -101,6 +110,10 @@ Scopes scopes_of(const Scenario& s, const SimulatedFabric& f, std::uint32_t gpus
     out.sw_cuts.assign(g.switch_count(), 0);
     for (std::uint32_t n = 0; n < g.endpoint_count(); ++n)
         if (nic_switch[n] < kSeveral) out.sw_cuts[nic_switch[n]] = 1;
+    // A router that also carries others' traffic but cuts its NICs off is taken as serving its
+    // NICs' instances: it stops them, and what the others lose of its transit is not counted.
+    for (std::uint32_t i = 0; i < g.switch_count(); ++i)
+        if (!has_nic[i] || (transit[i] && !out.sw_cuts[i])) out.sw[i] = every;
     auto local = [&](NodeRef n) {
         return n.kind == NodeKind::Switch && has_nic[n.index] && !transit[n.index];
     };
@@ -457,14 +470,20 @@ Json run_availability(const Scenario& s, bool progress) {
     av["amortisation_years"] = a.amortisation_years;
     Json groups = Json::array();
     for (const auto& g : plan.groups) {
-        // How local a failure of the group is: the instances its parts serve, on average.
+        // How local a failure of the group is: the instances its parts serve, on average, and
+        // the parts each instance depends on.
         double served = 0;
-        for (const auto& m : g.member_instances) served += static_cast<double>(m.size());
+        std::vector<std::uint64_t> per_instance(plan.instances, 0);
+        for (const auto& m : g.member_instances) {
+            served += static_cast<double>(m.size());
+            for (std::uint32_t i : m) ++per_instance[i];
+        }
         groups.push_back(
             {{"class", std::string(kComponentClassNames[static_cast<std::size_t>(g.cls)])},
              {"tier", g.tier},
              {"count", g.count},
              {"instances_per_part", g.count > 0 ? served / static_cast<double>(g.count) : 0.0},
+             {"parts_per_instance", per_instance},
              {"per_year", g.per_hour * kHoursPerYear},
              {"repair_hours", g.repair_hours},
              {"failures_per_day", static_cast<double>(g.count) * g.per_hour * 24.0}});

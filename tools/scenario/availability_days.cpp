@@ -55,15 +55,34 @@ std::vector<Failure> draw_failures(std::span<const ComponentGroup> groups, const
     return out;
 }
 
+// Per group and instance, the parts serving it: the most a mode can have out.
+using Caps = std::vector<std::vector<std::uint32_t>>;
+Caps caps_of(std::span<const ComponentGroup> groups, std::uint32_t instances) {
+    Caps caps(groups.size(), std::vector<std::uint32_t>(instances, 0));
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+        if (groups[g].member_instances.empty()) {
+            std::fill(caps[g].begin(), caps[g].end(),
+                      static_cast<std::uint32_t>(std::min<std::uint64_t>(
+                          groups[g].count, std::numeric_limits<std::uint32_t>::max())));
+            continue;
+        }
+        for (const auto& m : groups[g].member_instances)
+            for (std::uint32_t inst : m)
+                if (inst < instances) ++caps[g][inst];
+    }
+    return caps;
+}
+
 // The mode instance `inst` serves in: the parts out that serve it and that no restart of it has
 // left behind.
-FailureMode mode_of(std::span<const ComponentGroup> groups, std::span<const Failure> failures,
-                    std::span<const std::uint32_t> active, std::uint32_t inst) {
+FailureMode mode_of(std::span<const ComponentGroup> groups, const Caps& caps,
+                    std::span<const Failure> failures, std::span<const std::uint32_t> active,
+                    std::uint32_t inst) {
     FailureMode m(groups.size(), 0);
     for (std::uint32_t i : active) {
         const Failure& f = failures[i];
-        if (!f.retired[inst] && serves(f, inst) && m[f.group] < groups[f.group].count)
-            ++m[f.group];  // a group cannot lose more parts than it has
+        if (!f.retired[inst] && serves(f, inst) && m[f.group] < caps[f.group][inst])
+            ++m[f.group];  // an instance cannot lose more parts than serve it
     }
     return m;
 }
@@ -104,6 +123,8 @@ std::vector<FailureMode> sampled_modes(std::span<const ComponentGroup> groups,
         if (seen.emplace(m, out.size()).second) out.push_back(std::move(m));
     };
     meet(FailureMode(groups.size(), 0));
+    const std::uint32_t instances = std::max<std::uint32_t>(1, o.instances);
+    const Caps caps = caps_of(groups, instances);
     for (std::uint32_t day = 0; day < o.days; ++day) {
         const std::vector<Failure> f = draw_failures(groups, o, day);
         // The parts out after each start and each end (before the period too: a restart may
@@ -116,14 +137,13 @@ std::vector<FailureMode> sampled_modes(std::span<const ComponentGroup> groups,
         }
         std::sort(changes.begin(), changes.end());
         changes.erase(std::unique(changes.begin(), changes.end()), changes.end());
-        const std::uint32_t instances = std::max<std::uint32_t>(1, o.instances);
         for (const double t : changes) {
             for (std::uint32_t inst = 0; inst < instances; ++inst) {
                 std::vector<std::uint32_t> active;  // serving inst, in order of start
                 for (std::uint32_t i = 0; i < f.size(); ++i)
                     if (f[i].start <= t && f[i].end > t && serves(f[i], inst)) active.push_back(i);
                 for (std::size_t from = 0; from < active.size(); ++from)
-                    meet(mode_of(groups, f, std::span(active).subspan(from), inst));
+                    meet(mode_of(groups, caps, f, std::span(active).subspan(from), inst));
             }
         }
     }
@@ -155,6 +175,7 @@ AvailabilityEstimate estimate_availability(std::span<const ComponentGroup> group
     const double restart_floor = o.restart_below * est.healthy_tokens_per_s;
 
     const std::uint32_t instances = std::max<std::uint32_t>(1, o.instances);
+    const Caps caps = caps_of(groups, instances);
     const double share = 1.0 / instances;  // an instance's hours are this much of the cluster's
     double sum = 0, sum_sq = 0;
     for (std::uint32_t day = 0; day < o.days; ++day) {
@@ -183,7 +204,7 @@ AvailabilityEstimate estimate_availability(std::span<const ComponentGroup> group
             for (std::uint32_t inst = 0; inst < instances; ++inst) {
                 InstanceState& x = st[inst];
                 if (x.restarting) continue;
-                x.current = tally(mode_of(groups, f, active, inst));
+                x.current = tally(mode_of(groups, caps, f, active, inst));
                 const double rate = est.modes[x.current].tokens_per_s;
                 if (x.current != healthy && (rate <= 0 || rate < restart_floor)) {
                     x.restarting = true;
