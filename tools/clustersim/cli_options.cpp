@@ -3,8 +3,9 @@
 
 namespace clustersim::cli {
 
-void add_scenario_options(CLI::App* sub, ScenarioOptions& o, bool json, bool required) {
-    auto* file = sub->add_option("scenario", o.scenario, "scenario YAML file");
+void add_scenario_options(CLI::App* sub, ScenarioOptions& o, bool json, bool required,
+                          const std::string& file_help) {
+    auto* file = sub->add_option("scenario", o.scenario, file_help);
     if (required) file->required();
     sub->add_option("--set", o.sets,
                     "override one key: PATH=VALUE (VALUE parsed as YAML); repeatable");

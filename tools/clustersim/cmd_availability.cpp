@@ -72,7 +72,7 @@ Subcommand add_availability(CLI::App& app) {
     auto* sub = app.add_subcommand(
         "availability",
         "expected throughput and cost per delivered token over days of component failures");
-    add_scenario_options(sub, o->scenario, true);
+    add_scenario_options(sub, o->scenario, true, true, "scenario or sweep YAML file");
     sub->add_option("--out", o->out_dir, "write results.json here (a sweep: its folder)")
         ->check(non_empty_path);
     sub->add_option("-j", o->threads, "a sweep's points to run at once, on threads")

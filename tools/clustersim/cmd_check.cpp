@@ -113,7 +113,7 @@ Subcommand add_check(CLI::App& app) {
     auto* sub = app.add_subcommand(
         "check",
         "validate a scenario, or a sweep file: every point, and what the sweep would cost");
-    add_scenario_options(sub, o->scenario, true, false);
+    add_scenario_options(sub, o->scenario, true, false, "scenario or sweep YAML file");
     sub->add_flag("--schema", o->schema, "print every scenario key as a Markdown table");
     sub->add_option("--ranks", o->ranks,
                     "also what each of this many MPI ranks would hold and handle (mpirun -n R "

@@ -43,7 +43,8 @@ struct ScenarioOptions {
     std::vector<std::string> sets;
     bool json = false;
 };
-void add_scenario_options(CLI::App* sub, ScenarioOptions& o, bool json, bool required = true);
+void add_scenario_options(CLI::App* sub, ScenarioOptions& o, bool json, bool required = true,
+                          const std::string& file_help = "scenario YAML file");
 Scenario load(const ScenarioOptions& o, std::optional<std::uint64_t> seed = std::nullopt);
 
 /// `check SWEEP.yaml` and `sweep --dry-run`: each problem on its own line on stderr, then the
