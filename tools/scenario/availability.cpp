@@ -84,6 +84,11 @@ Scopes scopes_of(const Scenario& s, const SimulatedFabric& f, std::uint32_t gpus
     const auto switches = g.switches();
     std::vector<std::uint8_t> has_nic(g.switch_count(), 0), transit(g.switch_count(), 0);
     out.sw.assign(g.switch_count(), {});
+    // A NIC is cut off by its only cable, or by the one switch all its cables reach.
+    constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+    constexpr std::uint32_t kSeveral = kNone - 1;
+    std::vector<std::uint32_t> nic_cables(g.endpoint_count(), 0),
+        nic_switch(g.endpoint_count(), kNone);
     for (const auto& c : g.cables()) {
         const bool a_sw = c.a.kind == NodeKind::Switch, b_sw = c.b.kind == NodeKind::Switch;
         if (a_sw && b_sw && switches[c.a.index].tier == switches[c.b.index].tier)
@@ -92,20 +97,10 @@ Scopes scopes_of(const Scenario& s, const SimulatedFabric& f, std::uint32_t gpus
             const NodeRef sw = a_sw ? c.a : c.b, nic = a_sw ? c.b : c.a;
             has_nic[sw.index] = 1;
             merge(out.sw[sw.index], out.nic[nic.index]);
+            ++nic_cables[nic.index];
+            std::uint32_t& only = nic_switch[nic.index];
+            only = only == kNone || only == sw.index ? sw.index : kSeveral;
         }
-    }
-    // A NIC is cut off by its only cable, or by the one switch all its cables reach.
-    constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
-    constexpr std::uint32_t kSeveral = kNone - 1;
-    std::vector<std::uint32_t> nic_cables(g.endpoint_count(), 0),
-        nic_switch(g.endpoint_count(), kNone);
-    for (const auto& c : g.cables()) {
-        if ((c.a.kind == NodeKind::Endpoint) == (c.b.kind == NodeKind::Endpoint)) continue;
-        const NodeRef nic = c.a.kind == NodeKind::Endpoint ? c.a : c.b;
-        const NodeRef sw = c.a.kind == NodeKind::Endpoint ? c.b : c.a;
-        ++nic_cables[nic.index];
-        std::uint32_t& only = nic_switch[nic.index];
-        only = only == kNone || only == sw.index ? sw.index : kSeveral;
     }
     out.sw_cuts.assign(g.switch_count(), 0);
     for (std::uint32_t n = 0; n < g.endpoint_count(); ++n)
@@ -119,10 +114,10 @@ Scopes scopes_of(const Scenario& s, const SimulatedFabric& f, std::uint32_t gpus
     };
     for (const auto& c : g.cables()) {
         const bool to_nic = c.a.kind == NodeKind::Endpoint || c.b.kind == NodeKind::Endpoint;
-        out.cable_cuts.push_back(
-            to_nic && nic_cables[(c.a.kind == NodeKind::Endpoint ? c.a : c.b).index] == 1);
+        const std::uint32_t nic = c.a.kind == NodeKind::Endpoint ? c.a.index : c.b.index;
+        out.cable_cuts.push_back(to_nic && nic_cables[nic] == 1);
         if (to_nic)
-            out.cable.push_back(out.nic[(c.a.kind == NodeKind::Endpoint ? c.a : c.b).index]);
+            out.cable.push_back(out.nic[nic]);
         else if (local(c.a) || local(c.b))
             out.cable.push_back(local(c.a) ? out.sw[c.a.index] : out.sw[c.b.index]);
         else
@@ -146,11 +141,17 @@ Plan plan_of(const Scenario& s, const SimulatedFabric& f) {
         plan.cuts_off.emplace_back();
         return plan.groups.size() - 1;
     };
+    // Each group's members as listed, then ordered (below) and split into the plan's arrays.
+    struct Member {
+        FaultSpec spec;
+        std::vector<std::uint32_t> serves;
+        bool cuts_off = false;
+    };
+    std::vector<std::vector<Member>> listed;
     auto member = [&](std::size_t g, FaultSpec spec, const std::vector<std::uint32_t>& serves,
                       bool cuts_off) {
-        plan.members[g].push_back(std::move(spec));
-        plan.groups[g].member_instances.push_back(serves);
-        plan.cuts_off[g].push_back(cuts_off ? 1 : 0);
+        if (listed.size() <= g) listed.resize(g + 1);
+        listed[g].push_back({std::move(spec), serves, cuts_off});
     };
     const Json elements = elements_json(f.fabric);
     // Tiers as the fabric names them, and the ones each class's `tiers` key keeps.
@@ -223,35 +224,22 @@ Plan plan_of(const Scenario& s, const SimulatedFabric& f) {
     numbered(ComponentClass::Nic, FaultKind::NicDown, FaultTargetKind::Nic, scopes.nic);
     numbered(ComponentClass::Gpu, FaultKind::GpuDown, FaultTargetKind::Gpu, scopes.gpu);
     numbered(ComponentClass::Node, FaultKind::NodeDown, FaultTargetKind::Node, scopes.node);
+    listed.resize(plan.groups.size());
     for (std::size_t g = 0; g < plan.groups.size(); ++g) {
-        auto& m = plan.members[g];
-        auto& serves = plan.groups[g].member_instances;
-        auto& cuts = plan.cuts_off[g];
+        auto& m = listed[g];
         plan.groups[g].count = m.size();
         RandomStream rng(s.seed, "availability-representatives", g);
-        for (std::size_t j = 0; j + 1 < m.size(); ++j) {
-            const std::size_t k = j + rng.below(m.size() - j);
-            std::swap(m[j], m[k]);
-            std::swap(serves[j], serves[k]);
-            std::swap(cuts[j], cuts[k]);
-        }
+        for (std::size_t j = 0; j + 1 < m.size(); ++j)
+            std::swap(m[j], m[j + rng.below(m.size() - j)]);
         // Representatives of an instance's modes: instance 0's parts first, in that order.
-        std::vector<std::size_t> order(m.size());
-        for (std::size_t j = 0; j < order.size(); ++j) order[j] = j;
-        std::stable_partition(order.begin(), order.end(), [&](std::size_t j) {
-            return !serves[j].empty() && serves[j].front() == 0;
+        std::stable_partition(m.begin(), m.end(), [](const Member& x) {
+            return !x.serves.empty() && x.serves.front() == 0;
         });
-        std::vector<FaultSpec> m2;
-        std::vector<std::vector<std::uint32_t>> s2;
-        std::vector<std::uint8_t> c2;
-        for (std::size_t j : order) {
-            m2.push_back(std::move(m[j]));
-            s2.push_back(std::move(serves[j]));
-            c2.push_back(cuts[j]);
+        for (Member& x : m) {
+            plan.members[g].push_back(std::move(x.spec));
+            plan.groups[g].member_instances.push_back(std::move(x.serves));
+            plan.cuts_off[g].push_back(x.cuts_off ? 1 : 0);
         }
-        m = std::move(m2);
-        serves = std::move(s2);
-        cuts = std::move(c2);
     }
     return plan;
 }
