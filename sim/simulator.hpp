@@ -476,7 +476,12 @@ class Simulator {
                     run_one<Fingerprint>(handler, observer);
                 latest = std::max(latest, now_);
             } else {
-                const Time last = std::min({next + (lookahead_ - Time::from_ps(1)), watch, limit});
+                // Partitions no channel joins (pods of a fabric) run to the observer's next
+                // event: nothing can reach them from another before it.
+                const Time reach = lookahead_ == Time::never()
+                                       ? Time::never()
+                                       : next + (lookahead_ - Time::from_ps(1));
+                const Time last = std::min({reach, watch, limit});
                 window_last_ = last;
                 balance_.begin_window();
                 crew.run(last);
