@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -75,6 +76,18 @@ std::string with(const std::string& from, const std::string& to) {
     const auto at = y.find(from);
     REQUIRE(at != std::string::npos);
     return y.replace(at, from.size(), to);
+}
+
+// The small deployment's kinds on two dual-plane pods of 32 GPUs, `deployment` in place of its
+// own.
+std::string on_pods(const std::string& deployment) {
+    std::string y =
+        with("topology: {kind: mpft}", "topology: {kind: dual-plane, switch_radix: 32, pods: 2}");
+    const std::string from =
+        "deployment: {kind: disaggregated, prefill: {ep_size: 16}, decode: {ep_size: 16}}";
+    const auto at = y.find(from);
+    REQUIRE(at != std::string::npos);
+    return y.replace(at, from.size(), deployment);
 }
 
 // The small deployment with its arrivals and lengths from a trace file.
@@ -262,6 +275,41 @@ TEST_CASE("bad serving input is one located line and exit 2", "[serving][input][
                          "sim.max_time_us", "not a serving run");
     expect_serving_error("colocated-prefill", with("kind: disaggregated", "kind: colocated"),
                          "serving.deployment.prefill.ep_size", "colocated");
+    // Two pods hold the same share of the instances each.
+    expect_serving_error("pod-share",
+                         on_pods("deployment: {kind: disaggregated, prefill: {instances: 2, "
+                                 "ep_size: 16}, decode: {instances: 3, ep_size: 8}}"),
+                         "serving.deployment.decode.instances", "a multiple of 2");
+}
+
+TEST_CASE(
+    "a serving run on dual-plane pods keeps each instance and every KV cache in its pod, "
+    "both pods serving",
+    "[serving][system][long]") {
+    const nlohmann::json j =
+        run_serving("pods", on_pods("deployment: {kind: disaggregated, prefill: {instances: 2, "
+                                    "ep_size: 16}, decode: {instances: 2, ep_size: 16}}"));
+    const auto& v = j["serving"];
+    CHECK(v["pods"] == 2);
+    CHECK(v["gpus"] == 64);
+    CHECK(v["requests"]["finished"] == v["requests"]["arrived"]);
+    // Both decode instances have room for the few requests: no cache leaves its pod.
+    CHECK(v["kv_cross_pod"] == 0);
+    CHECK(v["kv_transfer_ms"]["via"] == "fabric");
+    const std::string csv = j["files"].get<std::string>();
+    CHECK(csv.find(",true\n") == std::string::npos);  // the kv_cross_pod column
+    // Both pods' decode instances took requests (decode_instance is the 11th column).
+    std::set<std::string> used;
+    std::istringstream lines(csv);
+    std::string line;
+    std::getline(lines, line);
+    while (std::getline(lines, line)) {
+        std::istringstream f(line);
+        std::string field;
+        for (int k = 0; k < 11; ++k) std::getline(f, field, ',');
+        used.insert(field);
+    }
+    CHECK(used == std::set<std::string>{"0", "1"});
 }
 
 TEST_CASE("step sizes are simulated on a grid of half octaves", "[serving]") {
@@ -629,7 +677,7 @@ TEST_CASE("a NIC lost during serving stops the instance of its GPUs alone",
         std::vector<std::string> c;
         std::stringstream ls(line);
         for (std::string x; std::getline(ls, x, ',');) c.push_back(x);
-        REQUIRE(c.size() == 12);
+        REQUIRE(c.size() == 13);
         if (c[5].empty() || c[8].empty()) continue;  // no first token, or failed
         const double first_us = std::stod(c[5]);
         if (first_us > 300000 && first_us < 700000) {

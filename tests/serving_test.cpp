@@ -226,6 +226,72 @@ TEST_CASE("over the storage network a transfer takes its bytes at the storage NI
     CHECK((t.kv_ready - t.first_token).us() == Approx(1405.44 + 20).epsilon(1e-6));
 }
 
+TEST_CASE(
+    "in pods, a KV cache goes to a decode instance of its own pod over the fabric, and to "
+    "another pod's over the storage network only when none in its own can take it",
+    "[serving]") {
+    ServingDeployment d = small();
+    d.pods = 2;
+    d.prefill = {2, 4};
+    d.decode = {2, 4};
+    d.storage_rate = DataRate::from_gbps(400);
+    d.storage_latency = Time::from_us(20);
+    // Pod q: prefill GPUs 8q to 8q + 3, decode GPUs 8q + 4 to 8q + 7.
+    CHECK(d.pod_gpus() == 8);
+    CHECK(d.prefill_first_gpu(1) == 8);
+    CHECK(d.decode_first_gpu(0) == 4);
+    CHECK(d.decode_first_gpu(1) == 12);
+    CHECK(d.instance_of_gpu(9) == std::pair{true, 1u});
+    CHECK(d.instance_of_gpu(13) == std::pair{false, 1u});
+    // A (4,000 tokens) holds prefill 0 until 22 ms and B waits behind it; C finds B's tokens
+    // waiting there and takes prefill 1 (pod 1), done at 20.55 ms: before A, with both decode
+    // instances empty, C's cache goes to pod 1's.
+    const std::vector<ServingRequest> reqs = {at_ms(0, 4000, 3), at_ms(0.5, 100, 3),
+                                              at_ms(0.5, 100, 3)};
+    LinearSteps steps;
+    const ServingOutcome out = simulate_serving(d, reqs, steps, 1);
+    REQUIRE(out.requests[2].first_token < out.requests[0].first_token);
+    CHECK(out.requests[0].decode_instance == 0);
+    CHECK(out.requests[1].decode_instance == 0);
+    CHECK(out.requests[2].decode_instance == 1);
+    for (const RequestTimes& t : out.requests) CHECK_FALSE(t.kv_cross_pod);
+    CHECK(out.kv_cross_pod == 0);
+    CHECK(out.requests[2].kv_ready - out.requests[2].first_token == steps.kv);
+    // With pod 1's decode instance stopped, C's cache crosses to pod 0's over the storage
+    // network: 100 tokens x 70,272 B at 50 GB/s is 140.544 us, plus 20 us.
+    ServingFault down;
+    down.effect = ServingFaultEffect::Stops;
+    down.decode_instances = {1};
+    const std::vector<ServingFault> faults = {down};
+    LinearSteps crossed;
+    const ServingOutcome x = simulate_serving(d, reqs, crossed, 1, faults);
+    CHECK(x.requests[2].decode_instance == 0);
+    CHECK(x.requests[2].kv_cross_pod);
+    CHECK_FALSE(x.requests[0].kv_cross_pod);
+    CHECK(x.kv_cross_pod == 1);
+    CHECK((x.requests[2].kv_ready - x.requests[2].first_token).us() ==
+          Approx(140.544 + 20).epsilon(1e-6));
+    CHECK(x.requests[2].finish != Time::never());
+    // Room first: with one request per GPU (four per instance), pod 1's decode instance fills
+    // and the next cache from pod 1 goes to pod 0's, which has room. A (4,000 tokens) and B
+    // (3,000) hold prefill 0; C to G (100 each) go to prefill 1: C alone (to 20.55 ms), then
+    // D to G together (to 40.75 ms). C, D, E and F fill decode 1; G crosses to decode 0,
+    // which holds A alone.
+    d.decode_requests_per_gpu = 1;
+    std::vector<ServingRequest> skewed = {at_ms(0, 4000, 1000), at_ms(0.5, 3000, 1000)};
+    for (int k = 0; k < 5; ++k) skewed.push_back(at_ms(0.5, 100, 1000));
+    LinearSteps full;
+    const ServingOutcome f = simulate_serving(d, skewed, full, 1);
+    for (std::size_t r = 2; r < 6; ++r) {
+        CHECK(f.requests[r].decode_instance == 1);
+        CHECK_FALSE(f.requests[r].kv_cross_pod);
+    }
+    CHECK(f.requests[6].decode_instance == 0);
+    CHECK(f.requests[6].kv_cross_pod);
+    CHECK(f.requests[0].decode_instance == 0);
+    CHECK(f.kv_cross_pod == 1);
+}
+
 TEST_CASE("colocated instances run a waiting prefill before the next decode step", "[serving]") {
     LinearSteps steps;
     const ServingDeployment d = small(DeploymentKind::Colocated);

@@ -14,7 +14,14 @@ void check_buildable(std::uint64_t endpoints, const std::string& key, const std:
 }
 
 Topology build_topology(const TopologyRequest& r) {
-    if (const TopologyKind* kind = find_topology_kind(r.kind)) return kind->build(r);
+    if (const TopologyKind* kind = find_topology_kind(r.kind)) {
+        if (r.pods > 1 && !kind->pods)
+            throw TopologyError("topology.pods",
+                                fmt::format("a {} fabric is one connected fabric (expected no "
+                                            "pods, or kind dual-plane or shuffle)",
+                                            r.kind));
+        return kind->build(r);
+    }
     throw TopologyError("topology.kind", fmt::format("unknown topology kind '{}'", r.kind));
 }
 

@@ -67,6 +67,9 @@ struct Topology {
     /// Lanes lossless minimal routing needs to be free of credit deadlock: 1 where up/down
     /// routing already is (fat trees, single-switch planes), else the most switch-to-switch hops.
     std::uint32_t virtual_lanes = 1;
+    /// NICs per pod where the fabric is pods with nothing between them (dual-plane, shuffle):
+    /// NIC e is in pod e / pod_nics. 0: one connected fabric.
+    std::uint32_t pod_nics = 0;
 };
 
 /// Everything a builder may need; each builder reads the fields of its kind.
@@ -76,6 +79,7 @@ struct TopologyRequest {
     double oversubscription = 1.0;
     std::uint32_t endpoints = 0;      // NICs; 0 = the maximum
     std::uint32_t planes = 0;         // 0 = the kind's default
+    std::uint32_t pods = 1;           // dual-plane, shuffle: unconnected pods, NICs split evenly
     std::uint32_t nics_per_node = 8;  // rails of mrft, planes of mpft by default
     double nic_rate_gbps = 400;       // split into ports/lanes by dual-plane and shuffle
     std::uint32_t slimfly_q = 0;      // 0 = the largest q the radix allows

@@ -34,20 +34,20 @@ Topology build_planes(const TopologyRequest& r) {
 // clang-format off
 const Registry<TopologyKind>& topology_kinds() {
     static const Registry<TopologyKind> kinds({
-        {"ft2", "two-layer fat tree (leaf, spine)", &build_ft2, "quantum2", false, false, {}, nullptr},
-        {"ft3", "three-layer fat tree (leaf, aggregation, core)", &build_fat_tree_three_layer, "quantum2", false, false, {}, nullptr},
+        {"ft2", "two-layer fat tree (leaf, spine)", &build_ft2, "quantum2", false, false, false, {}, nullptr},
+        {"ft3", "three-layer fat tree (leaf, aggregation, core)", &build_fat_tree_three_layer, "quantum2", false, false, false, {}, nullptr},
         {"mpft", "multi-plane fat tree: NIC i of every node on plane i, planes disjoint",
-         &build_multi_plane_fat_tree, "quantum2", true, true, {}, nullptr},
+         &build_multi_plane_fat_tree, "quantum2", true, true, false, {}, nullptr},
         {"mrft", "multi-rail fat tree: NIC i on rail-i leaves under shared spines",
-         &build_multi_rail_fat_tree, "quantum2", false, true, {}, nullptr},
+         &build_multi_rail_fat_tree, "quantum2", false, true, false, {}, nullptr},
         {"dual-plane", "one switch per plane, every NIC on both planes (2 x 200G)", &build_planes,
-         "tomahawk5-200g", true, false, {}, nullptr},
+         "tomahawk5-200g", true, false, true, {}, nullptr},
         {"shuffle", "one switch per plane, NIC lanes shuffled over the planes", &build_planes,
-         "tomahawk5-100g", true, false, {}, nullptr},
+         "tomahawk5-100g", true, false, true, {}, nullptr},
         {"slimfly", "Slim Fly (MMS graph over GF(q)), diameter 2", &build_slim_fly, "quantum2",
-         false, false, slim_fly_keys(), &parse_slim_fly_keys},
+         false, false, false, slim_fly_keys(), &parse_slim_fly_keys},
         {"dragonfly", "Dragonfly: all-to-all groups joined by global links", &build_dragonfly,
-         "quantum2", false, false, dragonfly_keys(), &parse_dragonfly_keys},
+         "quantum2", false, false, false, dragonfly_keys(), &parse_dragonfly_keys},
     });
     return kinds;
 }

@@ -21,6 +21,7 @@ struct TopologyKind {
     std::string_view default_switch;  // switch preset when topology.switch is not set
     bool needs_node_model = false;    // traffic between planes or ports goes through the node
     bool pxn = false;                 // cross-plane traffic is forwarded inside the source node
+    bool pods = false;                // may be several pods with nothing between them
     std::vector<KeySpec> keys;        // topology.* keys of this kind only
     void (*parse)(const KeyValues&, TopologyRequest&) = nullptr;
 };

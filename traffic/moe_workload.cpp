@@ -119,10 +119,10 @@ class StepBuilder {
     std::uint32_t signals_from_others(std::uint32_t gpu) const {
         return (ep_ - 1) * experts_on_gpu_[gpu];
     }
-    // Rank r of group grp is GPU `phys(r)`: groups packed one after another, or spread (rank r
-    // of every group side by side, so each group spans the whole fabric), from `first_gpu`.
+    // Rank r of group grp is GPU `phys(r)`: groups packed one after another (in pods), or
+    // spread (rank r of every group side by side, so each group spans the whole fabric).
     std::uint32_t phys(const AllToAll& a, std::uint32_t r) const {
-        return spec_.first_gpu + (spec_.spread ? r * spec_.groups + a.group : a.group * ep_ + r);
+        return group_gpu(spec_, a.group, r);
     }
 
     // Attention on every GPU, after its previous layer's combine has come back.
@@ -775,7 +775,8 @@ MoeRun build_moe_run(const MoeRunSpec& spec) {
 void lose_ranks(MoeRun& run) {
     if (run.spec.lost_ranks.empty()) return;
     const std::uint32_t ep = run.spec.placement.ep_size;
-    std::vector<std::uint8_t> lost(run.spec.first_gpu + std::size_t{ep} * run.spec.groups, 0);
+    std::vector<std::uint8_t> lost(
+        std::size_t{group_gpu(run.spec, run.spec.groups - 1, ep - 1)} + 1, 0);
     for (std::uint32_t r : run.spec.lost_ranks)
         if (r < lost.size()) lost[r] = 1;
     for (Message& m : run.workload.messages)

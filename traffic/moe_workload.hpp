@@ -54,6 +54,11 @@ struct MoeRunSpec {
     std::uint32_t groups = 1;  // EP groups (data-parallel replicas), each placement.ep_size ranks
     bool spread = false;       // groups interleaved over the GPUs (else packed one after another)
     std::uint32_t first_gpu = 0;  // rank 0 of group 0 is this GPU (a serving run's instances)
+    // Packed groups in pods: `groups_per_pod` of them from the start of each pod of
+    // `pod_stride_gpus` (a serving deployment's instances of one kind in every pod, beside the
+    // other kind's). 0: all packed one after another.
+    std::uint32_t groups_per_pod = 0;
+    std::uint32_t pod_stride_gpus = 0;
     std::uint32_t simulated_layers = 2;  // MoE layers simulated; the rest are extrapolated
     std::uint64_t kv_length = 4096;      // prefill and training: the prompt length
     KvLengthDistribution contexts;       // decode: each request's context length
@@ -77,6 +82,15 @@ struct MoeRunSpec {
     // count only the live ranks (the scenario library zeroes their tasks: lose_ranks).
     std::vector<std::uint32_t> lost_ranks;
 };
+
+/// The GPU rank `rank` of EP group `group` runs on.
+inline std::uint32_t group_gpu(const MoeRunSpec& spec, std::uint32_t group, std::uint32_t rank) {
+    const std::uint32_t ep = spec.placement.ep_size;
+    if (spec.spread) return spec.first_gpu + rank * spec.groups + group;
+    if (spec.groups_per_pod == 0) return spec.first_gpu + group * ep + rank;
+    return spec.first_gpu + group / spec.groups_per_pod * spec.pod_stride_gpus +
+           group % spec.groups_per_pod * ep + rank;
+}
 
 /// Where each simulated all-to-all's messages and compute tasks are, for the report.
 struct MoeAllToAllRange {

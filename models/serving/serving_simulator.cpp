@@ -5,6 +5,7 @@
 #include <deque>
 #include <queue>
 #include <stdexcept>
+#include <tuple>
 #include <utility>
 
 #include "sim/random.hpp"
@@ -49,9 +50,11 @@ struct Chunk {
 // place in it. A disaggregated deployment uses the first half in prefill instances and the
 // second in decode instances; a colocated one both in each.
 struct Instance {
-    Instance(std::uint32_t ep, std::uint32_t first) : ep_size(ep), first_gpu(first) {}
+    Instance(std::uint32_t ep, std::uint32_t first, std::uint32_t pod_of)
+        : ep_size(ep), first_gpu(first), pod(pod_of) {}
     std::uint32_t ep_size = 1;
     std::uint32_t first_gpu = 0;
+    std::uint32_t pod = 0;
     std::deque<Chunk> waiting;  // prompts (what is left of them), first come first served
     std::uint64_t waiting_tokens = 0;
     std::vector<Chunk> prefilling;  // this step's chunks
@@ -89,18 +92,22 @@ class Run {
         generated_.assign(requests.size(), 0);
         kv_generation_.assign(requests.size(), 0);
         const bool dis = d.kind == DeploymentKind::Disaggregated;
-        std::uint32_t gpu = 0;
+        if (d.pods == 0 || (dis && d.prefill.instances % d.pods != 0) ||
+            d.decode.instances % d.pods != 0)
+            throw std::invalid_argument("serving instances not a whole share per pod");
         if (dis)
-            for (std::uint32_t i = 0; i < d.prefill.instances; ++i, gpu += d.prefill.ep_size)
-                prefill_.emplace_back(d.prefill.ep_size, gpu);
-        for (std::uint32_t i = 0; i < d.decode.instances; ++i, gpu += d.decode.ep_size)
-            decode_.emplace_back(d.decode.ep_size, gpu);
-        const std::uint32_t ports =
-            d.kv_via == KvVia::Storage ? (gpu + d.gpus_per_node - 1) / d.gpus_per_node : gpu;
-        tx_free_.assign(ports, Time::zero());
-        rx_free_.assign(ports, Time::zero());
-        sending_.resize(ports);
-        receiving_.resize(ports);
+            for (std::uint32_t i = 0; i < d.prefill.instances; ++i)
+                prefill_.emplace_back(d.prefill.ep_size, d.prefill_first_gpu(i), d.prefill_pod(i));
+        for (std::uint32_t i = 0; i < d.decode.instances; ++i)
+            decode_.emplace_back(d.decode.ep_size, d.decode_first_gpu(i), d.decode_pod(i));
+        const std::uint32_t gpus = d.pods * d.pod_gpus();
+        fabric_tx_free_.assign(gpus, Time::zero());
+        fabric_rx_free_.assign(gpus, Time::zero());
+        sending_.resize(gpus);
+        receiving_.resize(gpus);
+        const std::uint32_t nodes = (gpus + d.gpus_per_node - 1) / d.gpus_per_node;
+        storage_tx_free_.assign(nodes, Time::zero());
+        storage_rx_free_.assign(nodes, Time::zero());
         // Faults first: one at an arrival's time is there when the request arrives. Present
         // from the start, a fault is in its steady state for every step (long reacted to).
         for (std::uint32_t k = 0; k < faults.size(); ++k) {
@@ -333,15 +340,26 @@ class Run {
         next_step(i);
     }
 
-    // The KV cache of request r goes from the prefill GPU that held its attention (its chunk's
-    // place in the step, dealt over the instance's ranks) to the decode instance with the
-    // fewest requests, to its next attention rank.
-    void send_kv(std::uint32_t r, const Instance& from, std::uint32_t place) {
+    // The decode instance for a finished prefill from pod `pod`: of those up, one with room
+    // before one without, one in the same pod before one in another (the vendor's pods keep
+    // PD pairs in a pod), then the fewest requests, then the lowest index. kNone32: none up.
+    std::uint32_t choose_decode(std::uint32_t pod) const {
         std::uint32_t best = kNone32;
+        auto key = [&](std::uint32_t i) {
+            const Instance& in = decode_[i];
+            return std::tuple{in.assigned >= capacity(in), in.pod != pod, in.assigned};
+        };
         for (std::uint32_t i = 0; i < decode_.size(); ++i)
-            if (!decode_[i].down &&
-                (best == kNone32 || decode_[i].assigned < decode_[best].assigned))
-                best = i;
+            if (!decode_[i].down && (best == kNone32 || key(i) < key(best))) best = i;
+        return best;
+    }
+
+    // The KV cache of request r goes from the prefill GPU that held its attention (its chunk's
+    // place in the step, dealt over the instance's ranks) to the decode instance chosen, to
+    // its next attention rank: over the fabric, or the storage network (kv_transfer.via, and
+    // always between pods, which the fabric does not connect).
+    void send_kv(std::uint32_t r, const Instance& from, std::uint32_t place) {
+        const std::uint32_t best = choose_decode(from.pod);
         if (best == kNone32) return fail(r, decode_.front().stopped_by);  // none is up
         Instance& to = decode_[best];
         ++to.assigned;
@@ -351,18 +369,24 @@ class Run {
         const std::uint32_t dst_gpu = to.first_gpu + to.next_rank;
         to.next_rank = to.next_rank + 1 == to.ep_size ? 0 : to.next_rank + 1;
         const std::uint64_t bytes = std::uint64_t{req_[r].prompt_tokens} * d_.kv_bytes_per_token;
-        const bool storage = d_.kv_via == KvVia::Storage;
-        const std::uint32_t src = storage ? src_gpu / d_.gpus_per_node : src_gpu;
-        const std::uint32_t dst = storage ? dst_gpu / d_.gpus_per_node : dst_gpu;
-        const Time took =
-            storage ? SerialisationClock(d_.storage_rate).time_for(bytes) + d_.storage_latency
-                    : steps_.kv_transfer(bytes);
-        const Time start = std::max({now_, tx_free_[src], rx_free_[dst]});
-        tx_free_[src] = rx_free_[dst] = start + took;
-        if (!storage) {  // beside the expert traffic on both GPUs' NICs
-            sending_[src].push_back(Transfer{start, start + took, bytes});
-            receiving_[dst].push_back(Transfer{start, start + took, bytes});
+        const bool cross_pod = to.pod != from.pod;
+        out_.requests[r].kv_cross_pod = cross_pod;
+        if (cross_pod) ++out_.kv_cross_pod;
+        Time start;
+        if (d_.kv_via == KvVia::Storage || cross_pod) {
+            const std::uint32_t src = src_gpu / d_.gpus_per_node, dst = dst_gpu / d_.gpus_per_node;
+            const Time took =
+                SerialisationClock(d_.storage_rate).time_for(bytes) + d_.storage_latency;
+            start = std::max({now_, storage_tx_free_[src], storage_rx_free_[dst]});
+            storage_tx_free_[src] = storage_rx_free_[dst] = start + took;
+            return schedule(start + took, Ev::KvDone, r);
         }
+        const Time took = steps_.kv_transfer(bytes);
+        start = std::max({now_, fabric_tx_free_[src_gpu], fabric_rx_free_[dst_gpu]});
+        fabric_tx_free_[src_gpu] = fabric_rx_free_[dst_gpu] = start + took;
+        // Beside the expert traffic on both GPUs' NICs.
+        sending_[src_gpu].push_back(Transfer{start, start + took, bytes});
+        receiving_[dst_gpu].push_back(Transfer{start, start + took, bytes});
         schedule(start + took, Ev::KvDone, r);
     }
 
@@ -592,10 +616,12 @@ class Run {
     std::vector<std::pair<bool, std::uint32_t>> retry_;  // stopped by a failed step: side, index
     std::vector<std::uint32_t> kv_generation_;  // per request: its decode instance's, as sent
     std::vector<Instance> prefill_, decode_;
-    std::vector<std::uint32_t> left_;                        // prompt tokens not yet prefilled
-    std::vector<std::uint32_t> generated_;                   // output tokens so far
-    std::vector<Time> tx_free_, rx_free_;                    // KV transfers: each NIC free from
-    std::vector<std::deque<Transfer>> sending_, receiving_;  // over the fabric, by GPU
+    std::vector<std::uint32_t> left_;       // prompt tokens not yet prefilled
+    std::vector<std::uint32_t> generated_;  // output tokens so far
+    // KV transfers: when each GPU's NIC (fabric) and each node's storage NIC is free again,
+    // and the transfers over the fabric through each GPU's NIC.
+    std::vector<Time> fabric_tx_free_, fabric_rx_free_, storage_tx_free_, storage_rx_free_;
+    std::vector<std::deque<Transfer>> sending_, receiving_;
     std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
     std::uint64_t sequence_ = 0;
     std::uint64_t in_system_ = 0;

@@ -3,7 +3,8 @@
 // requests queue first come first served at a prefill instance (the least loaded, by tokens
 // waiting), whose steps take prompts up to a token budget (a prompt that does not fit is
 // chunked over steps); the prefill's last step yields the first token; the request's KV cache
-// then moves to a decode instance (the one with fewest requests; disaggregated) or stays
+// then moves to a decode instance (one with room in the same pod first, then the fewest
+// requests; disaggregated) or stays
 // (colocated), and joins the running batch at the next step boundary while there is room;
 // every decode step yields each running request one token plus its accepted MTP drafts.
 // Colocated instances run a waiting prefill before the next decode step (SGLang's default,
@@ -35,6 +36,7 @@ struct RequestTimes {
     Time finish = Time::never();         // its last token
     Time failed = Time::never();         // its instance stopped (a fault) before it finished
     std::uint32_t decode_instance = 0;
+    bool kv_cross_pod = false;  // its KV cache left its pod (over the storage network)
 };
 
 struct StepRecord {
@@ -66,6 +68,7 @@ struct ServingOutcome {
     Time end;                            // the last request finished
     double request_seconds = 0;          // the integral of requests in the system over time
     std::uint64_t output_tokens = 0;
+    std::uint64_t kv_cross_pod = 0;         // KV caches sent to another pod's decode instance
     std::vector<ServingFaultTally> faults;  // per fault
 };
 

@@ -35,6 +35,9 @@ int run(const ScenarioOptions& o) {
         "  switch-to-switch links  {}\n  endpoint links          {}\n  max hops (switches)     "
         "{}\n",
         t.inventory.switch_links, t.inventory.endpoint_links, t.inventory.max_hops);
+    if (t.pod_nics > 0)
+        fmt::print("  pods                    {} of {} endpoints, nothing between them\n",
+                   (t.inventory.endpoints + t.pod_nics - 1) / t.pod_nics, t.pod_nics);
     fmt::print("  bisection               {:.0f} Gb/s ({})\n", t.inventory.bisection_gbps,
                t.inventory.bisection_exact ? "exact" : "bound");
     for (const auto& c : t.inventory.cables) fmt::print("  cables {:<26}{}\n", c.kind, c.count);

@@ -67,6 +67,7 @@ Topology build_topology(const Scenario& s, std::uint32_t endpoints_if_unset, boo
     r.oversubscription = s.topology.oversubscription;
     r.endpoints = s.topology.endpoints_set ? s.topology.endpoints : endpoints_if_unset;
     r.planes = s.topology.planes;
+    r.pods = s.topology.pods;
     r.nics_per_node = s.cluster.nics_per_node;
     r.nic_rate_gbps = s.cluster.nic_rate_gbps;
     if (const TopologyKind* kind = find_topology_kind(s.topology.kind); kind && kind->parse)
@@ -122,10 +123,14 @@ NodeSpec node_spec(const Scenario& s) {
 
 namespace {
 std::uint32_t nics_for_trace(const Scenario& s, std::uint32_t trace_gpus) {
-    const std::uint32_t gpus = s.cluster.gpus_per_node, nics = s.cluster.nics_per_node;
-    return trace_gpus == 0 ? 0 : (trace_gpus + gpus - 1) / gpus * nics;
+    return nics_of_gpus(s, trace_gpus);
 }
 }  // namespace
+
+std::uint32_t nics_of_gpus(const Scenario& s, std::uint32_t gpus) {
+    const std::uint32_t per = std::max<std::uint32_t>(1, s.cluster.gpus_per_node);
+    return (gpus + per - 1) / per * s.cluster.nics_per_node;
+}
 
 FabricPlan plan_fabric(const Scenario& s, std::uint32_t trace_gpus) {
     FabricPlan f{build_topology(s, nics_for_trace(s, trace_gpus), true)};
@@ -375,25 +380,81 @@ std::uint32_t simulated_layers_to_run(const Scenario& s) {
         moe_layers);
 }
 
+namespace {
+// Where the step's EP groups sit (the layout fields of its spec alone).
+MoeRunSpec group_layout(const Scenario& s) {
+    const auto& w = s.workload;
+    MoeRunSpec spec;
+    spec.placement.ep_size = w.ep_size;
+    spec.groups = w.ep_groups;
+    spec.spread = w.ep_spread;
+    spec.first_gpu = w.first_gpu;
+    spec.groups_per_pod = w.groups_per_pod;
+    spec.pod_stride_gpus = w.pod_stride_gpus;
+    return spec;
+}
+
+// GPUs per pod of a fabric of unconnected pods, 0 for a connected one.
+std::uint64_t pod_gpus(const Scenario& s, const Topology& fabric) {
+    if (fabric.pod_nics == 0) return 0;
+    const std::uint32_t nics = std::max<std::uint32_t>(1, s.cluster.nics_per_node);
+    return s.cluster.bare ? fabric.pod_nics
+                          : std::uint64_t{fabric.pod_nics} / nics * s.cluster.gpus_per_node;
+}
+}  // namespace
+
+void check_groups_in_pods(const Scenario& s, const Topology& fabric) {
+    const std::uint64_t pod = pod_gpus(s, fabric);
+    if (pod == 0 || s.workload.kind != "moe") return;
+    const MoeRunSpec layout = group_layout(s);
+    const std::uint32_t last = s.workload.ep_size - 1;
+    for (std::uint32_t g = 0; g < s.workload.ep_groups; ++g) {
+        const std::uint64_t a = group_gpu(layout, g, 0), b = group_gpu(layout, g, last);
+        if (a / pod != b / pod)
+            throw s.error_at(
+                s.workload.ep_spread ? "workload.ep_placement" : "workload.ep_size",
+                fmt::format("EP group {} on GPUs {}-{} spans pods {} and {}, and the {} "
+                            "fabric's pods of {} GPUs are not connected (expected every group "
+                            "inside one pod: packed, with ep_size dividing {})",
+                            g, a, b, a / pod, b / pod, s.topology.kind, pod, pod));
+    }
+}
+
+void check_messages_in_pods(const Scenario& s, const Topology& fabric, const Workload& w) {
+    const std::uint64_t pod = pod_gpus(s, fabric);
+    if (pod == 0) return;
+    for (std::size_t i = 0; i < w.messages.size(); ++i) {
+        const Message& m = w.messages[i];
+        if (m.src / pod != m.dst / pod)
+            throw s.error_at(
+                "topology.pods",
+                fmt::format("message {} from GPU {} (pod {}) to GPU {} (pod {}) has no path: "
+                            "the {} fabric's pods of {} GPUs are not connected (expected the "
+                            "workload's traffic inside pods, or fewer pods)",
+                            i, m.src, m.src / pod, m.dst, m.dst / pod, s.topology.kind, pod));
+    }
+}
+
 MoeRunSpec moe_run_spec(const Scenario& s, std::uint32_t endpoints) {
     const auto& w = s.workload;
     if (!s.model.set)
         throw s.error_at("workload.kind", "a moe workload needs a model (expected model.name)");
     const std::uint64_t gpus = std::uint64_t{w.ep_size} * w.ep_groups;
-    if (w.first_gpu + gpus > endpoints)
+    MoeRunSpec spec = group_layout(s);
+    if (const std::uint64_t need =
+            std::uint64_t{group_gpu(spec, w.ep_groups - 1, w.ep_size - 1)} + 1;
+        need > endpoints)
         throw s.error_at(
             s.positions.count("workload.ep_groups") ? "workload.ep_groups" : "workload.ep_size",
             fmt::format("{} EP groups of {} ranks need {} GPUs but the fabric has {} "
                         "(expected at most {}, or a larger topology.endpoints)",
-                        w.ep_groups, w.ep_size, gpus, endpoints, endpoints));
-    MoeRunSpec spec;
+                        w.ep_groups, w.ep_size, need, endpoints, endpoints));
     spec.phase = w.phase;
     spec.model = s.model.preset;
     spec.gating = moe_gating_params(s);
     spec.placement = moe_placement(s, spec.gating);
     // GPUs lost for good (faults): their experts move to the redundant copies (placement
     // counts ranks, lost_ranks GPUs).
-    spec.first_gpu = w.first_gpu;
     std::vector<std::uint32_t> lost_ranks;
     for (std::uint32_t g : ranks_lost_from_start(s))
         if (g >= w.first_gpu && g - w.first_gpu < gpus) {
@@ -405,8 +466,6 @@ MoeRunSpec moe_run_spec(const Scenario& s, std::uint32_t endpoints) {
     const NodePreset& n = s.cluster.preset;
     spec.gpu = gpu_throughput(n);
     spec.micro_batches = w.micro_batches;
-    spec.groups = w.ep_groups;
-    spec.spread = w.ep_spread;
     spec.simulated_layers = simulated_layers_to_run(s);
     spec.kv_length = w.kv_length;
     spec.contexts = w.contexts;

@@ -60,6 +60,8 @@ struct FabricPlan {
 };
 /// `trace_gpus`: the GPU count a trace needs, used when topology.endpoints is not set.
 FabricPlan plan_fabric(const Scenario& s, std::uint32_t trace_gpus);
+/// The NICs of the nodes that hold `gpus` GPUs (what topology.endpoints counts).
+std::uint32_t nics_of_gpus(const Scenario& s, std::uint32_t gpus);
 SimulatedFabric build_simulated_fabric(const Scenario& s, std::uint32_t trace_gpus);
 /// Whether some switch of the scenario's fabric has more than one next hop toward some
 /// destination: all a routing policy can choose among (none: every policy routes alike).
@@ -79,6 +81,12 @@ inline constexpr std::uint32_t kAutoLayersStart = 4, kAutoLayersCostlyStart = 2,
 /// The MoE layers a run simulates: the scenario's count, or where auto starts.
 std::uint32_t simulated_layers_to_run(const Scenario& s);
 MoeRunSpec moe_run_spec(const Scenario& s, std::uint32_t endpoints);
+/// On a fabric of unconnected pods (topology.pods), every EP group inside one pod (an input
+/// error at the workload key otherwise); nothing to check on a connected fabric.
+void check_groups_in_pods(const Scenario& s, const Topology& fabric);
+/// Every message between GPUs of one pod, on a fabric of unconnected pods: the backstop for
+/// workloads that are not EP groups (traces, collectives) and for messages added beside them.
+void check_messages_in_pods(const Scenario& s, const Topology& fabric, const Workload& w);
 GatingParams moe_gating_params(const Scenario& s);
 MoeTrafficParams moe_traffic_params(const Scenario& s);
 /// Experts over the EP ranks: contiguous, with workload.redundant_experts extra copies.

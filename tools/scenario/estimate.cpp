@@ -375,6 +375,7 @@ ScenarioEstimate estimate_scenario(const Scenario& s) {
         out.run = estimate_run(s, plan, size, packets);
         check_run_limits(s, out.run);
         validate_moe_step(s, static_cast<std::uint32_t>(endpoints));
+        check_groups_in_pods(s, plan.fabric);
         const std::uint64_t per_node = std::max<std::uint32_t>(1, s.cluster.gpus_per_node);
         const std::uint64_t nodes = (std::uint64_t{s.workload.ep_size} + per_node - 1) / per_node;
         out.what = fmt::format("moe: {} {}, EP {} over {} node{}, {} group(s)", s.model.preset.name,
@@ -399,6 +400,7 @@ ScenarioEstimate estimate_scenario(const Scenario& s) {
             if (const std::string err = w.validate(static_cast<std::uint32_t>(endpoints));
                 !err.empty())
                 throw s.error_at("workload.kind", err);
+            check_messages_in_pods(s, plan.fabric, w);
         }
         out.what = fmt::format("{} of {} NICs, {} endpoints simulated", plan.fabric.kind,
                                plan.fabric.inventory.endpoints, endpoints);

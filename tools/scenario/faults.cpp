@@ -460,6 +460,12 @@ ResolvedFaults build_fault_plan(const Scenario& s, const SimulatedFabric& f, con
                                      fmt::format("no plane {}: this fabric has {} (expected "
                                                  "0 to {})",
                                                  spec.index, fabric.planes, fabric.planes - 1));
+                if (fabric.pod_nics != 0)
+                    throw s.error_at(
+                        tkey, fmt::format("each of the {} pods has its own plane {} "
+                                          "(expected switch_down of one pod's plane "
+                                          "switch: target {{switch: pod x {} + {}}})",
+                                          s.topology.pods, spec.index, fabric.planes, spec.index));
                 const auto switches =
                     plane_switches(fabric, static_cast<std::uint32_t>(spec.index));
                 std::vector<std::uint8_t> in(fg.switch_count(), 0);

@@ -94,6 +94,10 @@ Json inventory_json(const Scenario& s, const Topology& t, const CostBreakdown& c
     j["max_endpoints"] = inv.max_endpoints;
     j["virtual_lanes"] = t.virtual_lanes;
     if (t.planes > 1) j["planes"] = t.planes;
+    if (t.pod_nics > 0) {  // pods with nothing between them
+        j["pods"] = s.topology.pods;
+        j["pod_endpoints"] = t.pod_nics;
+    }
     j["switch"] = s.topology.switch_preset;
     j["switch_radix"] = s.topology.switch_radix;
     j["link_rate_gbps"] = s.network.link_rate_gbps;
@@ -226,7 +230,9 @@ Json run_results_json(const Scenario& s, const Topology& t, const Topology& simu
     // How the run is cut for windows (docs/architecture.md, "Windows"): the same for any
     // thread count; one partition says why.
     sim["partitions"] = r.partitions;
-    sim["lookahead_ns"] = r.partitions > 1 ? Json(r.lookahead.ns()) : Json(nullptr);
+    // Null on one partition, or on partitions no channel joins (no lookahead bounds them).
+    sim["lookahead_ns"] =
+        r.partitions > 1 && r.lookahead != Time::never() ? Json(r.lookahead.ns()) : Json(nullptr);
     sim["cut_channels"] = r.cut_channels;
     sim["windows"] = r.windows;
     // What partition balance allows N threads (sim/thread_balance.hpp): windowed events over

@@ -35,6 +35,7 @@ PreparedRun prepare_run(const Scenario& s, std::span<const MessageSpec> beside) 
     const WorkloadSize size = workload_size(s, plan.endpoints, built, packets);
     p.estimate = estimate_run(s, plan, size, packets);
     check_run_limits(s, p.estimate);
+    check_groups_in_pods(s, plan.fabric);
     if (moe) {
         p.moe = build_moe(s, static_cast<std::uint32_t>(plan.endpoints));
         lose_ranks(*p.moe);  // gpu_down, node_down: their tasks carry nothing
@@ -46,6 +47,7 @@ PreparedRun prepare_run(const Scenario& s, std::span<const MessageSpec> beside) 
     for (const MessageSpec& m : beside) p.workload.add_message(m);
     if (const std::string err = p.workload.validate(endpoints); !err.empty())
         throw s.error_at("workload.kind", err);
+    check_messages_in_pods(s, p.fabric.fabric, p.workload);
     p.workload.seal();  // the dependency list becomes the runtime's graph: not held twice
     p.faults = build_fault_plan(s, p.fabric, p.moe ? &*p.moe : nullptr);
     return p;

@@ -180,6 +180,14 @@ class Filler {
         s.topology.endpoints_set = has("topology.endpoints");
         s.topology.endpoints = u32_or("topology.endpoints", 0);
         s.topology.planes = u32_or("topology.planes", 0);
+        // Recorded for the kinds that have pods; any other is one connected fabric.
+        const bool has_pods = find_topology_kind(s.topology.kind)->pods;
+        s.topology.pods = has_pods || has("topology.pods") ? u32_or("topology.pods", 1) : 1;
+        if (s.topology.pods > 1 && !has_pods)
+            throw s.error_at("topology.pods",
+                             fmt::format("a {} fabric is one connected fabric (expected no "
+                                         "pods, or kind dual-plane or shuffle)",
+                                         s.topology.kind));
         const auto price = catalog.prices().switch_usd.find(s.topology.switch_preset);
         s.cost.switch_usd = number_or(
             "cost.switch_usd", price == catalog.prices().switch_usd.end() ? -1.0 : price->second);
@@ -541,10 +549,45 @@ class Filler {
         d.mtp_acceptance = s.workload.mtp_acceptance;
         d.kv_bytes_per_token = static_cast<std::uint64_t>(
             std::llround(kv_bytes_per_token_layer(s.model.preset) * s.model.preset.layers));
+        // Pods (topology.pods): each holds the same share of the instances.
+        d.pods = s.topology.pods;
+        if (d.pods > 1) {
+            auto whole_share = [&](const char* key, std::uint32_t instances, const char* kind) {
+                if (instances % d.pods != 0)
+                    throw s.error_at(
+                        key, fmt::format("{} {} instances over {} pods (expected a multiple of "
+                                         "{}: every pod holds the same share of the instances, "
+                                         "as the vendor's pods keep prefill and decode pairs "
+                                         "in one pod)",
+                                         instances, kind, d.pods, d.pods));
+            };
+            whole_share("serving.deployment.decode.instances", d.decode.instances, "decode");
+            if (dis)
+                whole_share("serving.deployment.prefill.instances", d.prefill.instances, "prefill");
+            // A pod's decode instances start after its prefill GPUs, and a step's first GPU
+            // must start a node (the step model counts nodes from it).
+            const std::uint32_t per = std::max<std::uint32_t>(1, s.cluster.gpus_per_node);
+            if (const std::uint32_t here = d.prefill_per_pod() * d.prefill.ep_size; here % per != 0)
+                throw s.error_at("serving.deployment.prefill.ep_size",
+                                 fmt::format("a pod's {} prefill GPUs must fill whole nodes of "
+                                             "{} (expected instances / pods x ep_size a "
+                                             "multiple of {})",
+                                             here, per, per));
+        }
+        // The deployment (each pod's share) fills whole nodes: its fabric is its nodes'.
+        if (const std::uint32_t per = std::max<std::uint32_t>(1, s.cluster.gpus_per_node);
+            d.pod_gpus() % per != 0)
+            throw s.error_at(
+                "serving.deployment.decode.ep_size",
+                fmt::format("{} {} GPUs of instances do not fill whole nodes of {} (expected "
+                            "instances x ep_size of prefill and decode{} a multiple of {})",
+                            d.pods > 1 ? "a pod's" : "the deployment's", d.pod_gpus(), per,
+                            d.pods > 1 ? " over the pods" : "", per));
         if (dis) {
             d.kv_via =
                 enum_of(kKvViaNames, text_or("serving.kv_transfer.via", "fabric"), KvVia::Fabric);
-            if (d.kv_via == KvVia::Storage) {
+            // Between pods, which nothing connects, a KV cache takes the storage network.
+            if (d.kv_via == KvVia::Storage || d.pods > 1) {
                 d.storage_rate = DataRate::from_gbps(
                     number_or("serving.kv_transfer.storage_gbps", dflt.storage_gbps));
                 d.storage_latency = Time::from_us(
@@ -555,7 +598,7 @@ class Filler {
                     if (has(k))
                         throw s.error_at(k,
                                          "is the storage network's (expected via: storage, "
-                                         "or no storage keys)");
+                                         "topology.pods above 1, or no storage keys)");
             }
         }
         const std::uint64_t gpus = d.gpus();

@@ -44,6 +44,7 @@ struct Scenario {
         std::uint32_t endpoints = 0;  // 0 = the maximum the topology supports
         bool endpoints_set = false;
         std::uint32_t planes = 0;  // 0 = the kind's default
+        std::uint32_t pods = 1;    // dual-plane, shuffle: pods with nothing between them
     } topology;
 
     struct Cluster {
@@ -128,8 +129,11 @@ struct Scenario {
         std::uint32_t redundant_experts = 0;
         std::uint32_t ep_groups = 1;
         bool ep_spread = false;
-        // Not a key: a serving run's step puts its instances where the deployment does.
+        // Not keys: a serving run's step puts its instances where the deployment does (in
+        // pods: groups_per_pod of them from first_gpu in each pod of pod_stride_gpus).
         std::uint32_t first_gpu = 0;
+        std::uint32_t groups_per_pod = 0;
+        std::uint32_t pod_stride_gpus = 0;
         bool rank_loss_fails = false;        // workload.on_rank_loss: fail (else redundant copies)
         bool plane_loss_reroutes = false;    // workload.on_plane_loss: reroute (else fail)
         std::uint32_t simulated_layers = 0;  // 0: auto (settled by the run)

@@ -58,24 +58,25 @@ ServingFaults serving_faults(const Scenario& s) {
     // With faults, decode steps run where the deployment puts them, after the prefill GPUs;
     // the step model counts nodes from a step's first GPU, so that must start a node.
     const std::uint32_t per = std::max<std::uint32_t>(1, s.cluster.gpus_per_node);
-    if (dis && d.prefill_gpus() % per != 0)
+    if (const std::uint32_t here = d.prefill_per_pod() * d.prefill.ep_size; dis && here % per != 0)
         throw s.error_at("serving.deployment.prefill.ep_size",
-                         fmt::format("with faults, the {} prefill GPUs must fill whole nodes of "
-                                     "{} (expected instances x ep_size a multiple of {})",
-                                     d.prefill_gpus(), per, per));
-    // Which instance a GPU is in: the prefill ones first (disaggregated), then decode.
+                         fmt::format("with faults, the {} prefill GPUs{} must fill whole nodes "
+                                     "of {} (expected instances x ep_size{} a multiple of {})",
+                                     here, d.pods > 1 ? " of a pod" : "", per,
+                                     d.pods > 1 ? " / pods" : "", per));
+    // Which instance a GPU is in: in each pod the prefill ones first (disaggregated), then
+    // decode.
     auto place = [&](std::uint32_t g, ServingFault& f, bool& prefill) {
-        prefill = dis && g < d.prefill_gpus();
+        const auto [is_prefill, i] = d.instance_of_gpu(g);
+        prefill = is_prefill;
         std::vector<std::uint32_t>& list = prefill ? f.prefill_instances : f.decode_instances;
-        const std::uint32_t i =
-            prefill ? g / d.prefill.ep_size : (g - d.prefill_gpus()) / d.decode.ep_size;
         if (list.empty() || list.back() != i) list.push_back(i);
     };
     // The fabric's faults, resolved on the whole deployment's fabric as the step runs will:
     // a target that names nothing is a located error before any step runs.
     Scenario fabric_faults = s;
     fabric_faults.serving.set = false;
-    fabric_faults.topology.endpoints = d.gpus();
+    fabric_faults.topology.endpoints = nics_of_gpus(s, d.gpus());
     fabric_faults.topology.endpoints_set = true;
     fabric_faults.faults.clear();
     for (std::uint32_t k = 0; k < s.faults.size(); ++k) {

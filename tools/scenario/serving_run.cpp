@@ -31,11 +31,25 @@ void check_step(const Scenario& s, MoePhase phase, const std::string& key) {
     const Scenario t = PacketStepTimes::step_scenario(s, phase, 1, 1);
     try {
         const FabricPlan plan = plan_fabric(t, 0);
-        if (plan.endpoints < t.topology.endpoints)
+        const ServingDeployment& d = s.serving.deployment;
+        if (plan.endpoints < d.gpus())
             throw t.error_at("topology.endpoints",
                              fmt::format("the fabric holds {} GPUs (expected at least {})",
-                                         plan.endpoints, t.topology.endpoints));
+                                         plan.endpoints, d.gpus()));
+        // The fabric's pods are the deployment's (both from whole nodes of its GPUs).
+        if (const std::uint64_t pod_nics = plan.fabric.pod_nics; pod_nics > 0) {
+            const std::uint64_t pod_gpus = pod_nics /
+                                           std::max<std::uint32_t>(1, t.cluster.nics_per_node) *
+                                           t.cluster.gpus_per_node;
+            if (pod_gpus != d.pod_gpus())
+                throw s.error_at("topology.pods",
+                                 fmt::format("the fabric's pods hold {} GPUs, the deployment's "
+                                             "{} (expected instances that fill whole nodes "
+                                             "of every pod alike)",
+                                             pod_gpus, d.pod_gpus()));
+        }
         validate_moe_step(t, static_cast<std::uint32_t>(plan.endpoints));
+        check_groups_in_pods(t, plan.fabric);
     } catch (const InputError& e) {
         if (e.key().rfind("serving", 0) == 0) throw;
         throw s.error_at(key, fmt::format("{} (as {})", e.what(),
@@ -85,7 +99,7 @@ ServingInput prepare_serving(const Scenario& s) {
     // is per.
     ServingInput in;
     Scenario whole = s;
-    whole.topology.endpoints = d.gpus();
+    whole.topology.endpoints = nics_of_gpus(s, d.gpus());
     whole.topology.endpoints_set = true;
     try {
         const FabricPlan plan = plan_fabric(whole, 0);
@@ -152,6 +166,8 @@ std::vector<std::string> serving_result_keys() {
             "serving.in_system_mean",
             "serving.end_s",
             "serving.gpus",
+            "serving.pods",
+            "serving.kv_cross_pod",
             "serving.step_simulations",
             "serving.step_cache_hits",
             "sim.step_events",
@@ -327,6 +343,8 @@ ServingRunOutcome execute_serving(const Scenario& s, const ServingInput& in,
         k["via"] = std::string(kKvViaNames[static_cast<std::size_t>(d.kv_via)]);
         v["kv_transfer_ms"] = k;
         v["kv_slowdown"] = kv_slowdown_json(out.steps);
+        // Pods: KV caches that went to another pod's decode instance, over the storage network.
+        v["kv_cross_pod"] = out.kv_cross_pod;
     }
     v["decode_batch"] = {{"mean", decode_steps > 0 ? static_cast<double>(batch_sum) /
                                                          static_cast<double>(decode_steps)
@@ -338,6 +356,7 @@ ServingRunOutcome execute_serving(const Scenario& s, const ServingInput& in,
     v["in_system_mean"] = end_s > 0 ? out.request_seconds / end_s : 0.0;
     v["end_s"] = end_s;
     v["gpus"] = d.gpus();
+    v["pods"] = d.pods;
     std::uint64_t events = 0;
     Json shapes = Json::array();
     for (const StepSimulation& r : o.simulations) {
@@ -420,15 +439,16 @@ void write_serving_outputs(const std::string& dir_name, const Scenario& s,
     };
     write_stream_atomically((dir / "requests.csv").string(), [&](std::ostream& out) {
         out << "request,arrival_us,prompt_tokens,output_tokens,prefill_start_us,first_token_us,"
-               "kv_ready_us,decode_start_us,finish_us,failed_us,decode_instance,meets_slo\n";
+               "kv_ready_us,decode_start_us,finish_us,failed_us,decode_instance,meets_slo,"
+               "kv_cross_pod\n";
         for (std::size_t i = 0; i < requests.size(); ++i) {
             const ServingRequest& q = requests[i];
             const RequestTimes& t = o.outcome.requests[i];
-            out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{}\n", i, us(q.arrival),
-                               q.prompt_tokens, q.output_tokens, us(t.prefill_start),
-                               us(t.first_token), us(t.kv_ready), us(t.decode_start), us(t.finish),
-                               us(t.failed), t.decode_instance,
-                               meets_slo(s, q, t) ? "true" : "false");
+            out << fmt::format(
+                "{},{},{},{},{},{},{},{},{},{},{},{},{}\n", i, us(q.arrival), q.prompt_tokens,
+                q.output_tokens, us(t.prefill_start), us(t.first_token), us(t.kv_ready),
+                us(t.decode_start), us(t.finish), us(t.failed), t.decode_instance,
+                meets_slo(s, q, t) ? "true" : "false", t.kv_cross_pod ? "true" : "false");
         }
     });
     write_stream_atomically((dir / "steps.csv").string(), [&](std::ostream& out) {

@@ -83,7 +83,13 @@ Scenario PacketStepTimes::step_scenario(const Scenario& s, MoePhase phase, std::
     // are symmetric in this, Dragonfly and Slim Fly not quite: a simplification the results
     // state).
     if (!s.faults.empty() && !prefill) w.first_gpu = d.prefill_gpus();
-    t.topology.endpoints = d.gpus();
+    if (d.pods > 1) {  // always where the deployment puts them: in every pod, beside the other
+        const bool dis_prefill = prefill && d.kind == DeploymentKind::Disaggregated;
+        w.first_gpu = dis_prefill ? 0 : d.decode_first_gpu(0);
+        w.groups_per_pod = dis_prefill ? d.prefill_per_pod() : d.decode_per_pod();
+        w.pod_stride_gpus = d.pod_gpus();
+    }
+    t.topology.endpoints = nics_of_gpus(s, d.gpus());
     t.topology.endpoints_set = true;
     t.sim.replicates = 1;
     return t;
@@ -97,13 +103,17 @@ StepSimulation PacketStepTimes::run_step(What what, std::uint64_t per_gpu, std::
     std::vector<MessageSpec> beside;
     if (kv_bytes > 0) {
         // The step's rank 0 sends a KV cache (prefill) or receives one (decode); the other end
-        // is a GPU of the other kind: past the step's last node, or (placed where the
-        // deployment puts it) the first prefill GPU.
+        // is a GPU of the other kind in its pod: past the step's last node (in pods: the
+        // first pod's), or (placed where the deployment puts it) the first prefill GPU.
         const std::uint32_t first = t.workload.first_gpu;
-        const std::uint32_t step_gpus = t.workload.ep_size * t.workload.ep_groups;
+        const std::uint32_t step_gpus =
+            t.workload.ep_size *
+            (t.workload.groups_per_pod > 0 ? t.workload.groups_per_pod : t.workload.ep_groups);
         const std::uint32_t per_node = std::max<std::uint32_t>(1, s_.cluster.gpus_per_node);
+        const std::uint32_t room = t.workload.groups_per_pod > 0 ? t.workload.pod_stride_gpus
+                                                                 : s_.serving.deployment.gpus();
         std::uint32_t other = (step_gpus + per_node - 1) / per_node * per_node;
-        if (other >= t.topology.endpoints) other = step_gpus;
+        if (other >= room) other = step_gpus;
         if (first > 0) other = 0;
         beside.push_back(what == What::Prefill ? MessageSpec{first, other, kv_bytes, Time::zero()}
                                                : MessageSpec{other, first, kv_bytes, Time::zero()});
@@ -160,12 +170,13 @@ StepSimulation PacketStepTimes::run_transfer(std::uint64_t bytes) {
     const ServingDeployment& d = s_.serving.deployment;
     Scenario t = s_;
     t.serving.set = false;
-    t.topology.endpoints = d.gpus();
+    t.topology.endpoints = nics_of_gpus(s_, d.gpus());
     t.topology.endpoints_set = true;
     if (!fabric_) fabric_ = std::make_unique<SimulatedFabric>(build_simulated_fabric(t, d.gpus()));
-    // From the first prefill GPU to the first decode GPU: another node, as every transfer.
+    // From the first prefill GPU to the first decode GPU (of its pod): another node, as every
+    // transfer over the fabric.
     Workload w;
-    w.add_message(MessageSpec{0, d.prefill_gpus(), bytes, Time::zero()});
+    w.add_message(MessageSpec{0, d.decode_first_gpu(0), bytes, Time::zero()});
     w.seal();
     SimulationOptions so;
     const SimulationResult r =
