@@ -702,7 +702,9 @@ TEST_CASE("bad faults in a serving run are one located line and exit 2",
                          with_faults("  - {kind: switch_down, target: {switch: 100000}}\n"),
                          "faults[0].target", "expected");
     std::string unaligned = with_faults("  - {kind: gpu_slow, target: {gpu: 20}, factor: 2}\n");
+    // 12 prefill GPUs and 20 decode: whole nodes together, but not the prefill GPUs alone.
     unaligned.replace(unaligned.find("prefill: {ep_size: 16}"), 22, "prefill: {ep_size: 12}");
+    unaligned.replace(unaligned.find("decode: {ep_size: 16}"), 21, "decode: {ep_size: 20}");
     expect_serving_error("unaligned", unaligned, "serving.deployment.prefill.ep_size",
                          "whole nodes");
     expect_serving_error("windows", with("duration_s: 1", "duration_s: 11\n  timeline_s: 0.001"),
