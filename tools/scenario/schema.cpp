@@ -150,7 +150,7 @@ static std::vector<KeySpec> core_keys() {
                 "planes or rails (mpft, mrft, dual-plane, shuffle)"),
         number("topology.oversubscription", 1, 1024, "1", "leaf down-ports : up-ports (ft2, ft3, mpft, mrft)"),
         integer("topology.endpoints", 1, 1e8, "maximum", "NICs to attach; a smaller fat tree builds only the leaves it needs"),
-        integer("topology.pods", 1, 4096, "1", "dual-plane, shuffle: pods of their own plane switches with nothing between them (the pod limit is the switch radix); the NICs are split evenly over the pods and an EP group or a KV transfer over the fabric stays in its pod"),
+        integer("topology.pods", 1, 4096, "1", "dual-plane, shuffle: pods of their own plane switches with nothing between them (the pod limit is the switch radix); the NICs are split over the pods in equal shares (the last pod takes what is left) and an EP group or a KV transfer over the fabric stays in its pod"),
         section("cluster"),
         text("cluster.node", "h800", "node preset (models/data/nodes.yaml): h800, h100, h20, a100-pcie, gb200-nvl72"),
         text("cluster.nic", "the node preset's", "NIC preset (models/data/nics.yaml): cx6, cx7, cx8"),
