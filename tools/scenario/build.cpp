@@ -394,14 +394,14 @@ MoeRunSpec group_layout(const Scenario& s) {
     return spec;
 }
 
-// GPUs per pod of a fabric of unconnected pods, 0 for a connected one.
+}  // namespace
+
 std::uint64_t pod_gpus(const Scenario& s, const Topology& fabric) {
     if (fabric.pod_nics == 0) return 0;
     const std::uint32_t nics = std::max<std::uint32_t>(1, s.cluster.nics_per_node);
     return s.cluster.bare ? fabric.pod_nics
                           : std::uint64_t{fabric.pod_nics} / nics * s.cluster.gpus_per_node;
 }
-}  // namespace
 
 void check_groups_in_pods(const Scenario& s, const Topology& fabric) {
     const std::uint64_t pod = pod_gpus(s, fabric);

@@ -81,6 +81,8 @@ inline constexpr std::uint32_t kAutoLayersStart = 4, kAutoLayersCostlyStart = 2,
 /// The MoE layers a run simulates: the scenario's count, or where auto starts.
 std::uint32_t simulated_layers_to_run(const Scenario& s);
 MoeRunSpec moe_run_spec(const Scenario& s, std::uint32_t endpoints);
+/// GPUs per pod of a fabric of unconnected pods (whole nodes of its NICs), 0 for a connected one.
+std::uint64_t pod_gpus(const Scenario& s, const Topology& fabric);
 /// On a fabric of unconnected pods (topology.pods), every EP group inside one pod (an input
 /// error at the workload key otherwise); nothing to check on a connected fabric.
 void check_groups_in_pods(const Scenario& s, const Topology& fabric);

@@ -37,17 +37,13 @@ void check_step(const Scenario& s, MoePhase phase, const std::string& key) {
                              fmt::format("the fabric holds {} GPUs (expected at least {})",
                                          plan.endpoints, d.gpus()));
         // The fabric's pods are the deployment's (both from whole nodes of its GPUs).
-        if (const std::uint64_t pod_nics = plan.fabric.pod_nics; pod_nics > 0) {
-            const std::uint64_t pod_gpus = pod_nics /
-                                           std::max<std::uint32_t>(1, t.cluster.nics_per_node) *
-                                           t.cluster.gpus_per_node;
-            if (pod_gpus != d.pod_gpus())
-                throw s.error_at("topology.pods",
-                                 fmt::format("the fabric's pods hold {} GPUs, the deployment's "
-                                             "{} (expected instances that fill whole nodes "
-                                             "of every pod alike)",
-                                             pod_gpus, d.pod_gpus()));
-        }
+        if (const std::uint64_t fabric_pod = pod_gpus(t, plan.fabric);
+            fabric_pod > 0 && fabric_pod != d.pod_gpus())
+            throw s.error_at("topology.pods",
+                             fmt::format("the fabric's pods hold {} GPUs, the deployment's {} "
+                                         "(expected instances that fill whole nodes of every "
+                                         "pod alike)",
+                                         fabric_pod, d.pod_gpus()));
         validate_moe_step(t, static_cast<std::uint32_t>(plan.endpoints));
         check_groups_in_pods(t, plan.fabric);
     } catch (const InputError& e) {
