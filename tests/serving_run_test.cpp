@@ -521,6 +521,57 @@ TEST_CASE(
     CHECK(bad.err.find("--split") != std::string::npos);
 }
 
+TEST_CASE(
+    "a sweep by a serve_search key runs serve-search at each point and ranks the points by "
+    "the rate it found",
+    "[serving][system][long]") {
+    const auto dir = temp_dir("serving-search-sweep");
+    write_text(dir / "s.yaml", kServing);
+    const std::string head =
+        "name: search-sweep\nbase: s.yaml\nseeds: 1\ngrid: {serving.slo.tpot_ms: [60]}\n";
+    write_text(dir / "sweep.yaml",
+               head +
+                   "serve_search: {attainment: 0.8, max_probes: 2}\n"
+                   "objective: {key: serve_search.rate_per_s_per_musd, goal: max}\n");
+    const auto swept = run_cli("sweep " + (dir / "sweep.yaml").string() + " --quiet --out " +
+                               (dir / "out").string());
+    INFO(swept.err);
+    REQUIRE(swept.exit_code == 0);
+    const nlohmann::json point = nlohmann::json::parse(read_text(dir / "out/points/00000.json"));
+    REQUIRE(point["status"] == "completed");
+    const nlohmann::json& found = point["runs"][0]["results"]["serve_search"];
+    const auto alone = run_cli("serve-search " + (dir / "s.yaml").string() +
+                               " --json --attainment 0.8 --max-probes 2");
+    REQUIRE(alone.exit_code == 0);
+    const nlohmann::json cli = nlohmann::json::parse(alone.out)["serve_search"];
+    // The same search: its probes, its answer and what the answer is worth.
+    CHECK(found["probes"] == cli["probes"]);
+    REQUIRE(cli["rate_per_s"].get<double>() > 0);
+    CHECK(found["rate_per_s"] == cli["rate_per_s"]);
+    CHECK(cli["cluster_usd"] == cli["at_rate"]["cost_usd"]["cluster"]);
+    CHECK(cli["rate_per_s_per_gpu"].get<double>() == Approx(cli["rate_per_s"].get<double>() / 32));
+    const double per_musd =
+        cli["rate_per_s"].get<double>() / cli["cluster_usd"].get<double>() * 1e6;
+    CHECK(cli["rate_per_s_per_musd"].get<double>() == Approx(per_musd));
+    const nlohmann::json& m = point["runs"][0]["metrics"];
+    CHECK(m["objective"].get<double>() == Approx(per_musd));
+    CHECK(m["cluster_cost_usd"] == cli["cluster_usd"]);
+    // Options and objective that are not a search's are located input errors.
+    for (const auto& [text, where] : std::vector<std::pair<std::string, std::string>>{
+             {"serve_search: {attainment: 0}\n", "serve_search.attainment"},
+             {"serve_search: {max_probes: 65}\n", "serve_search.max_probes"},
+             {"serve_search: {rate: 3}\n", "serve_search.rate"},
+             {"serve_search: {}\nobjective: serving.goodput_rps\n", "objective"}}) {
+        write_text(dir / "bad.yaml", head + text);
+        const auto bad = run_cli("sweep " + (dir / "bad.yaml").string() + " --dry-run");
+        INFO(text << bad.err);
+        CHECK(bad.exit_code == 2);
+        CHECK(std::count(bad.err.begin(), bad.err.end(), '\n') == 1);
+        CHECK(bad.err.find("bad.yaml:") != std::string::npos);
+        CHECK(bad.err.find(where) != std::string::npos);
+    }
+}
+
 namespace {
 // The small deployment with windows of 0.1 s and these faults (and workload keys).
 std::string with_faults(const std::string& faults, const std::string& workload = "") {

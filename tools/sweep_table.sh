@@ -4,7 +4,33 @@
 # ties. Usage: tools/sweep_table.sh DIR
 # With --serving or --availability first, the table of a serving sweep (docs/serving.md) or of an
 # availability sweep (docs/availability.md), from each point's record under DIR/points/.
+# With --serve-search first, one row per serve-search output (DIR... each holding the
+# results.json of `clustersim serve-search ... --out DIR`): the rate each fabric takes at the SLO.
 set -euo pipefail
+if [ "${1:-}" = "--serve-search" ]; then
+shift
+python3 - "$@" <<'PY'
+import json, os, sys
+print("| fabric | cluster [$] | rate at the SLO [req/s] | lowest rate missed [req/s] | requests/s per $M | SLO attainment there | TTFT p50 / p99 [ms] | TPOT p50 / p99 [ms] | tokens/s per GPU | decode steps slowed by KV [% of time] | probes | step runs |")
+print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+for folder in sys.argv[1:]:
+    d = json.load(open(os.path.join(folder, "results.json")))
+    v = d["serve_search"]; kind = d["resolved_scenario"]["topology"]["kind"]
+    at = v["at_rate"]
+    if at is None:
+        print(f"| {kind} | | none met the target | {v['failed_rate_per_s']:.4g} | | | | | | | {len(v['probes'])} | {v['step_simulations']} |")
+        continue
+    usd = at["cost_usd"]["cluster"]
+    flags = "" if v["bracketed"] and v.get("monotone", True) else (" (not bracketed)" if not v["bracketed"] else " (not monotone)")
+    print(f"| {kind} | {usd:,.0f} | {v['rate_per_s']:.4g}{flags} | {v['failed_rate_per_s']:.4g}"
+          f" | {v['rate_per_s'] / usd * 1e6:.2f} | {at['slo_attainment']:.3f}"
+          f" | {at['ttft_ms']['p50']:,.1f} / {at['ttft_ms']['p99']:,.1f}"
+          f" | {at['tpot_ms']['p50']:.2f} / {at['tpot_ms']['p99']:.2f}"
+          f" | {at['tokens_per_s_per_gpu']:.1f} | {at['kv_slowdown']['decode']['percent']:.2f}"
+          f" | {len(v['probes'])} | {v['step_simulations']} |")
+PY
+exit 0
+fi
 if [ "${1:-}" = "--serving" ] || [ "${1:-}" = "--availability" ]; then
 python3 - "$1" "$2/points" <<'PY'
 import glob, json, os, sys

@@ -7,6 +7,7 @@
 #include "tools/scenario/availability.hpp"
 #include "tools/scenario/moe_results.hpp"
 #include "tools/scenario/results_json.hpp"
+#include "tools/scenario/serve_search.hpp"
 #include "tools/scenario/serving_run.hpp"
 
 namespace clustersim {
@@ -99,7 +100,12 @@ void numeric_leaves(const Json& j, const std::string& prefix, std::vector<std::s
 }  // namespace
 
 std::vector<std::string> result_keys(const Scenario& s) {
-    if (s.serving.set) return serving_result_keys();
+    if (s.serving.set) {  // a run's serving section, or a serve-search's (sweeps by it)
+        std::vector<std::string> keys = serving_result_keys();
+        const std::vector<std::string> search = serve_search_result_keys();
+        keys.insert(keys.end(), search.begin(), search.end());
+        return keys;
+    }
     std::vector<std::string> keys(kTopologyKeys.begin(), kTopologyKeys.end());
     if (s.workload.kind.empty()) return keys;  // cost only: the inventory
     keys.insert(keys.end(), kRunKeys.begin(), kRunKeys.end());

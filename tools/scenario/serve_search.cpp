@@ -108,6 +108,15 @@ ServeSearchResult serve_search(const Scenario& s, const ServeSearchOptions& o, b
                           {"requests", p.requests},
                           {"step_simulations", p.step_simulations},
                           {"meets", p.meets}});
+    // What the answer is worth: the rate per GPU and per million dollars of the deployment
+    // (fabric and servers, as the run at the rate prices them); null when no probe met it.
+    Json gpus = nullptr, usd = nullptr, per_gpu = nullptr, per_musd = nullptr;
+    if (best.is_object()) {
+        gpus = best["gpus"];
+        usd = best["cost_usd"]["cluster"];
+        per_gpu = r.rate_per_s / gpus.get<double>();
+        per_musd = usd.get<double>() > 0 ? r.rate_per_s / usd.get<double>() * 1e6 : 0.0;
+    }
     Json j;
     j["tool"] = tool_json();
     j["resolved_scenario"] = resolved_scenario_json(s);
@@ -119,12 +128,30 @@ ServeSearchResult serve_search(const Scenario& s, const ServeSearchOptions& o, b
                          {"failed_rate_per_s", r.failed_rate_per_s},
                          {"bracketed", r.bracketed},
                          {"monotone", r.monotone},
+                         {"gpus", gpus},
+                         {"cluster_usd", usd},
+                         {"rate_per_s_per_gpu", per_gpu},
+                         {"rate_per_s_per_musd", per_musd},
                          {"step_simulations", steps.simulations().size()},
                          {"step_cache_hits", steps.cache_hits()},
                          {"probes", probes},
                          {"at_rate", best}};
     r.results = std::move(j);
     return r;
+}
+
+std::vector<std::string> serve_search_result_keys() {
+    std::vector<std::string> keys = {"serve_search.rate_per_s",
+                                     "serve_search.failed_rate_per_s",
+                                     "serve_search.gpus",
+                                     "serve_search.cluster_usd",
+                                     "serve_search.rate_per_s_per_gpu",
+                                     "serve_search.rate_per_s_per_musd",
+                                     "serve_search.step_simulations",
+                                     "serve_search.step_cache_hits"};
+    for (const std::string& k : serving_result_keys())  // the run at the rate found
+        if (k.rfind("serving.", 0) == 0) keys.push_back("serve_search.at_rate." + k.substr(8));
+    return keys;
 }
 
 std::string serve_search_table(const ServeSearchResult& r) {
@@ -159,7 +186,7 @@ Json split_search_json(std::span<const ServeSplit> splits) {
     for (std::size_t i = 0; i < splits.size(); ++i) {
         const ServeSplit& sp = splits[i];
         const ServeSearchResult& r = sp.result;
-        const Json& at = r.best;
+        const Json& v = r.results["serve_search"];
         Json row;
         row["prefill_instances"] = sp.prefill_instances;
         row["decode_instances"] = sp.decode_instances;
@@ -168,22 +195,15 @@ Json split_search_json(std::span<const ServeSplit> splits) {
         row["bracketed"] = r.bracketed;
         row["monotone"] = r.monotone;
         row["probes"] = r.probes.size();
-        if (at.is_object()) {
-            const double gpus = at["gpus"].get<double>();
-            const double usd = at["cost_usd"]["cluster"].get<double>();
-            row["gpus"] = at["gpus"];
-            row["cluster_usd"] = usd;
-            row["rate_per_gpu"] = r.rate_per_s / gpus;
-            row["rate_per_musd"] = usd > 0 ? r.rate_per_s / usd * 1e6 : 0.0;
-            if (usd > 0 && (!best || r.rate_per_s / usd * 1e6 > best_per_musd)) {
-                best = i;
-                best_per_musd = r.rate_per_s / usd * 1e6;
-            }
-        } else {
-            row["gpus"] = nullptr;  // no probe met the target
-            row["cluster_usd"] = nullptr;
-            row["rate_per_gpu"] = nullptr;
-            row["rate_per_musd"] = nullptr;
+        row["gpus"] = v["gpus"];  // null when no probe met the target
+        row["cluster_usd"] = v["cluster_usd"];
+        row["rate_per_gpu"] = v["rate_per_s_per_gpu"];
+        row["rate_per_musd"] = v["rate_per_s_per_musd"];
+        if (const Json& m = v["rate_per_s_per_musd"]; !m.is_null() &&
+                                                      v["cluster_usd"].get<double>() > 0 &&
+                                                      (!best || m.get<double>() > best_per_musd)) {
+            best = i;
+            best_per_musd = m.get<double>();
         }
         rows.push_back(std::move(row));
     }

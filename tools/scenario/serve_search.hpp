@@ -48,6 +48,10 @@ struct ServeSearchResult {
 /// Runs the search. The scenario's arrivals must be Poisson (InputError otherwise).
 ServeSearchResult serve_search(const Scenario& s, const ServeSearchOptions& o, bool progress);
 
+/// The numeric keys of the document's serve_search section (a sweep's objective may be one;
+/// families end in '.').
+std::vector<std::string> serve_search_result_keys();
+
 /// The lines `serve-search` prints.
 std::string serve_search_table(const ServeSearchResult& r);
 

@@ -25,6 +25,7 @@
 #include "tools/scenario/pareto.hpp"
 #include "tools/scenario/replicates.hpp"  // ci95_half_width
 #include "tools/scenario/run.hpp"
+#include "tools/scenario/serve_search.hpp"
 #include "tools/scenario/serving_run.hpp"
 #include "tools/scenario/settle_layers.hpp"
 
@@ -63,11 +64,16 @@ Json metrics_of(const Scenario& s, const Json& r, const std::string& objective) 
     copy("busbw_GBps", "bandwidth.busbw_GBps");
     copy("tpot_ms", "decode.tpot_ms");
     copy("tokens_per_s_per_gpu", "decode.tokens_per_s_per_gpu");
-    if (r.contains("serving")) {  // a serving run prices its own deployment
-        copy("cost_usd", "serving.cost_usd.fabric");
-        copy("cluster_cost_usd", "serving.cost_usd.cluster");
-        copy("tokens_per_s_per_gpu", "serving.tokens_per_s_per_gpu");
-        copy("tokens_per_s_per_musd", "serving.tokens_per_s_per_musd");
+    // A serving run prices its own deployment; a serve-search by its run at the rate found
+    // (none when no rate met the target).
+    const Json* at_rate = json_at(r, "serve_search.at_rate");
+    const bool searched = at_rate && at_rate->is_object();
+    if (searched || r.contains("serving")) {
+        const std::string v = searched ? "serve_search.at_rate." : "serving.";
+        copy("cost_usd", v + "cost_usd.fabric");
+        copy("cluster_cost_usd", v + "cost_usd.cluster");
+        copy("tokens_per_s_per_gpu", v + "tokens_per_s_per_gpu");
+        copy("tokens_per_s_per_musd", v + "tokens_per_s_per_musd");
         if (!objective.empty()) copy("objective", objective);
         return m;
     }
@@ -175,6 +181,16 @@ Json run_point(const SweepSpec& spec, const SweepPoint& point) {
                 results["topology"] = inventory_json(s, t, topology_cost(s, t));
                 add_run(s, results);
                 break;  // nothing random in a price
+            }
+            if (spec.serve_search) {  // the highest rate the deployment takes at its SLO
+                if (!s.serving.set)
+                    throw s.error_at("serving",
+                                     "the sweep's points are serve-searches, and this point "
+                                     "has no serving: section (expected one; docs/serving.md)");
+                Json results = serve_search(s, spec.search, false).results;
+                results["status"] = "completed";
+                add_run(s, results);
+                continue;
             }
             if (s.serving.set) {  // requests over time, each step's time from its shape's run
                 if (!add_run(s, execute_serving(s, prepare_serving(s), false).results)) {

@@ -144,9 +144,14 @@ std::string sweep_check_summary(const SweepSpec& spec, const SweepCheck& c, std:
     if (c.valid_points > 0 && c.unestimated == c.valid_points)  // serving or trace points
         return fmt::format(
             "{}: {} ({} points, {} valid; {} runs at {} seed{}; memory about {} per point; "
-            "events and wall time not estimated: no point has a size formula)",
+            "events and wall time not estimated: no point has a size formula{})",
             spec.file, c.errors.empty() ? "ok" : "not ok", c.points, c.valid_points, c.runs,
-            spec.seeds, spec.seeds == 1 ? "" : "s", format_bytes(c.memory_bytes));
+            spec.seeds, spec.seeds == 1 ? "" : "s", format_bytes(c.memory_bytes),
+            spec.serve_search
+                ? fmt::format("; each run is a serve-search of at most {} serving runs sharing "
+                              "one step cache",
+                              spec.search.max_probes)
+                : std::string());
     std::string out = fmt::format(
         "{}: {} ({} points, {} valid; {} runs at {} seed{}; at most about {} events; memory about "
         "{} per "

@@ -85,6 +85,42 @@ bool better_large(const std::string& objective) {
     return true;
 }
 
+// `serve_search: {attainment, precision, max_probes}` (serve-search's options, each optional):
+// every point is a serve-search, as it is when the objective is a serve_search key.
+void read_serve_search(const std::string& file, const YAML::Node& root, SweepSpec& spec) {
+    spec.serve_search = spec.objective.rfind("serve_search.", 0) == 0;
+    const YAML::Node section = root["serve_search"];
+    if (!section) return;
+    if (!section.IsMap())
+        throw located(file, section.Mark(), "serve_search",
+                      "expected a map of attainment, precision, max_probes");
+    spec.serve_search = true;
+    for (const auto& kv : section) {
+        const std::string k = kv.first.IsScalar() ? kv.first.Scalar() : "?";
+        const std::string at = "serve_search." + k;
+        if (k == "attainment" || k == "precision") {
+            double v = 0;
+            if (!YAML::convert<double>::decode(kv.second, v) || !(v > 0 && v <= 1))
+                throw located(file, kv.second.Mark(), at, "expected a share above 0 and at most 1");
+            (k == "attainment" ? spec.search.attainment : spec.search.precision) = v;
+        } else if (k == "max_probes") {
+            std::uint32_t n = 0;
+            if (!YAML::convert<std::uint32_t>::decode(kv.second, n) || n < 1 || n > 64)
+                throw located(file, kv.second.Mark(), at, "expected a count from 1 to 64");
+            spec.search.max_probes = n;
+        } else {
+            throw located(file, kv.first.Mark(), at,
+                          "unknown key (expected attainment, precision, max_probes)");
+        }
+    }
+    if (!spec.objective.empty() && spec.objective.rfind("serve_search.", 0) != 0)
+        throw InputError(file, spec.objective_line, spec.objective_column, "objective",
+                         fmt::format("'{}' is not what a serve-search reports, and the "
+                                     "serve_search section makes every point one (expected a "
+                                     "serve_search key such as serve_search.rate_per_s_per_musd)",
+                                     InputError::printable(spec.objective, 80)));
+}
+
 }  // namespace
 
 bool is_sweep_file(const std::string& path) {
@@ -127,15 +163,15 @@ SweepSpec load_sweep_text(const std::string& text, const std::string& path,
             throw located(path, kv.first.Mark(), {},
                           "a key must be a name (expected one of: "
                           "name, base, grid, zip, seeds, objective, "
-                          "goal)");
+                          "goal, serve_search)");
         const std::string key = kv.first.Scalar();
         if (!seen.insert(key).second)
             throw located(path, kv.first.Mark(), key, "given twice (expected each key once)");
         if (key != "name" && key != "base" && key != "grid" && key != "zip" && key != "seeds" &&
-            key != "objective" && key != "goal")
+            key != "objective" && key != "goal" && key != "serve_search")
             throw located(path, kv.first.Mark(), key,
                           "unknown key (expected one of: name, base, grid, zip, seeds, "
-                          "objective, goal)");
+                          "objective, goal, serve_search)");
     }
     const YAML::Node base = root["base"];
     if (!base) throw InputError(path, 1, 1, "base", "missing (expected a scenario file or map)");
@@ -212,6 +248,7 @@ SweepSpec load_sweep_text(const std::string& text, const std::string& path,
         }
     }
     spec.availability = spec.objective.rfind("availability.", 0) == 0;
+    read_serve_search(path, root, spec);
     spec.maximize = objective_goal.value_or(better_large(spec.objective));
     spec.goal_inferred = !objective_goal && !root["goal"] && !spec.objective.empty();
     if (const YAML::Node goal = root["goal"]) {
@@ -298,6 +335,9 @@ std::string point_fingerprint(const SweepSpec& spec, const SweepPoint& point) {
     }
     part(std::to_string(spec.seeds));
     if (spec.availability) part("availability");  // another analysis of the same point
+    if (spec.serve_search)
+        part(fmt::format("serve_search {} {} {}", spec.search.attainment, spec.search.precision,
+                         spec.search.max_probes));
     return fmt::format("{:016x}", h);
 }
 

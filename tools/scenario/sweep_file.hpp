@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "tools/scenario/scenario.hpp"
+#include "tools/scenario/serve_search.hpp"
 
 namespace clustersim {
 
@@ -32,6 +33,11 @@ struct SweepSpec {
     // Each point's runs are availability analyses (tools/scenario/availability.hpp): the
     // objective is an availability key, or `clustersim availability` runs the sweep.
     bool availability = false;
+    // Each point is a serve-search (tools/scenario/serve_search.hpp): the highest request rate
+    // its deployment takes at the SLO. Set by a `serve_search:` section (its options) or an
+    // objective under serve_search.
+    bool serve_search = false;
+    ServeSearchOptions search;
 };
 
 /// At most this many points in one sweep (grid sizes multiplied, times the zip's length),
