@@ -8,6 +8,7 @@
 #include "tools/scenario/result_keys.hpp"
 #include "tools/scenario/run.hpp"
 #include "tools/scenario/scenario.hpp"
+#include "tools/scenario/sweep_file.hpp"
 
 using namespace clustersim;
 using namespace clustersim::test;
@@ -203,4 +204,28 @@ TEST_CASE("a sweep with a point that does not complete exits 4 and still writes 
     CHECK(csv.find("\n0,1000000,3,completed,") != std::string::npos);
     CHECK(csv.find("\n1,1,3,time_limit,") != std::string::npos);
     CHECK(r.out.find("time_limit") != std::string::npos);  // the table on stdout too
+}
+
+TEST_CASE("a sweep's serve_search section sets each option of the searches its points run",
+          "[sweep]") {
+    const std::string head =
+        "name: s\nbase: {model: {name: deepseek-v3}}\ngrid: {serving.slo.tpot_ms: [60]}\n";
+    const SweepSpec set = load_sweep_text(
+        head + "serve_search: {attainment: 0.75, precision: 0.125, max_probes: 5}\n", "s.yaml", {});
+    CHECK(set.serve_search);
+    CHECK(set.search.attainment == 0.75);
+    CHECK(set.search.precision == 0.125);
+    CHECK(set.search.max_probes == 5);
+    const SweepSpec defaults = load_sweep_text(head + "serve_search: {}\n", "s.yaml", {});
+    CHECK(defaults.serve_search);
+    CHECK(defaults.search.attainment == ServeSearchOptions{}.attainment);
+    CHECK(defaults.search.precision == ServeSearchOptions{}.precision);
+    CHECK(defaults.search.max_probes == ServeSearchOptions{}.max_probes);
+    // An objective under serve_search asks for the searches too; without either, runs.
+    CHECK(
+        load_sweep_text(head + "objective: serve_search.rate_per_s\n", "s.yaml", {}).serve_search);
+    CHECK_FALSE(load_sweep_text(head, "s.yaml", {}).serve_search);
+    // A point searched with other options is another point (its record is not reused).
+    const SweepPoint point = sweep_points(set).front();
+    CHECK(point_fingerprint(set, point) != point_fingerprint(defaults, point));
 }
