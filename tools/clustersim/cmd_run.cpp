@@ -13,6 +13,7 @@
 #include "tools/scenario/results_trace.hpp"
 #include "tools/scenario/run.hpp"
 #include "tools/scenario/serving_run.hpp"
+#include "tools/scenario/step_store.hpp"
 
 namespace clustersim::cli {
 namespace {
@@ -25,6 +26,7 @@ struct RunOptions {
     std::uint64_t trace_limit = kDefaultTraceLimit;
     MessagesChoice messages = MessagesChoice::Auto;
     std::optional<std::uint32_t> threads;  // overrides sim.threads
+    std::string step_store;                // serving: keep step runs here across runs
 };
 
 std::optional<std::uint64_t> parse_seed(const std::optional<std::string>& text) {
@@ -87,6 +89,14 @@ int run(RunOptions o, const MpiSession& mpi) {
     Scenario s = load(o.scenario, parse_seed(o.seed_text));
     if (o.threads) s.sim.threads = *o.threads;
     s.sim.ranks = mpi.run_ranks();
+    if (!o.step_store.empty()) {
+        if (!s.serving.set)
+            throw InputError("--step-store",
+                             "keeps a serving run's step runs, and the scenario has no serving: "
+                             "section (expected a serving scenario; docs/serving.md)");
+        prepare_step_store(o.step_store);
+        s.serving.step_store = o.step_store;
+    }
     if (s.serving.set) return serve(o, s);
     PreparedRun prepared = prepare_run(s);
     const RunEstimate& est = prepared.estimate;
@@ -153,6 +163,10 @@ Subcommand add_run(CLI::App& app, const MpiSession& mpi) {
                     "threads that simulate the run's partitions together (results identical to "
                     "one thread's; as sim.threads)")
         ->check(CLI::Range(1u, 1024u));
+    sub->add_option("--step-store", o->step_store,
+                    "serving: keep each packet-level step run in this folder and read it back "
+                    "in later runs instead of simulating it again")
+        ->check(non_empty_path);
     sub->add_flag("--quiet", o->quiet, "no summary table or progress line");
     sub->add_option("--trace-limit", o->trace_limit,
                     "at most this many events in trace.json (messages are cut first)")

@@ -10,6 +10,7 @@
 #include "tools/scenario/output_files.hpp"
 #include "tools/scenario/run.hpp"
 #include "tools/scenario/serve_search.hpp"
+#include "tools/scenario/step_store.hpp"
 
 namespace clustersim::cli {
 namespace {
@@ -19,8 +20,15 @@ struct ServeSearchCliOptions {
     ServeSearchOptions search;
     std::vector<std::string> splits;  // P:D, prefill and decode instances
     std::string out_dir;
+    std::string step_store;  // keep step runs here across runs
     bool quiet = false;
 };
+
+Scenario load_with_store(const ServeSearchCliOptions& o, const ScenarioOptions& with) {
+    Scenario s = load(with);
+    s.serving.step_store = o.step_store;
+    return s;
+}
 
 std::string split_text(const std::string& v) {
     const auto colon = v.find(':');
@@ -49,7 +57,7 @@ int run_splits(const ServeSearchCliOptions& o) {
         ScenarioOptions with = o.scenario;
         with.sets.push_back("serving.deployment.prefill.instances=" + text.substr(0, colon));
         with.sets.push_back("serving.deployment.decode.instances=" + text.substr(colon + 1));
-        const Scenario s = load(with);
+        const Scenario s = load_with_store(o, with);
         ServeSplit sp;
         sp.prefill_instances = s.serving.deployment.prefill.instances;
         sp.decode_instances = s.serving.deployment.decode.instances;
@@ -81,8 +89,9 @@ int run_splits(const ServeSearchCliOptions& o) {
 
 int run(const ServeSearchCliOptions& o) {
     if (!o.out_dir.empty()) prepare_output_dir(o.out_dir, {"results.json"});
+    if (!o.step_store.empty()) prepare_step_store(o.step_store);
     if (!o.splits.empty()) return run_splits(o);
-    const Scenario s = load(o.scenario);
+    const Scenario s = load_with_store(o, o.scenario);
     const ServeSearchResult r = serve_search(s, o.search, !o.quiet && !o.scenario.json);
     if (!o.out_dir.empty())
         write_file_atomically((std::filesystem::path(o.out_dir) / "results.json").string(),
@@ -124,6 +133,10 @@ Subcommand add_serve_search(CLI::App& app) {
                     "takes the most requests/s per million dollars")
         ->check(split_text);
     sub->add_option("--out", o->out_dir, "write results.json here")->check(non_empty_path);
+    sub->add_option("--step-store", o->step_store,
+                    "keep each packet-level step run in this folder and read it back in later "
+                    "searches instead of simulating it again")
+        ->check(non_empty_path);
     sub->add_flag("--quiet", o->quiet, "print nothing but errors");
     return {sub, [o] { return run(*o); }};
 }

@@ -2,11 +2,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
 #include "tools/clustersim/commands.hpp"
 #include "tools/scenario/check_json.hpp"
+#include "tools/scenario/step_store.hpp"
 #include "tools/scenario/sweep.hpp"
 #include "tools/scenario/sweep_check.hpp"
 
@@ -14,7 +16,7 @@ namespace clustersim::cli {
 namespace {
 
 struct SweepCommandOptions {
-    std::string file, out_dir;
+    std::string file, out_dir, step_store;
     std::vector<std::string> grid;
     unsigned threads = 1;
     bool quiet = false, dry_run = false;
@@ -32,6 +34,14 @@ int run(const SweepCommandOptions& o, const MpiSession& mpi) {
     SweepOptions options;
     options.threads = o.threads;
     options.out_dir = o.out_dir;
+    // Serving points keep their step runs beside the points: a sweep run again resumes a point
+    // it stopped inside, and points differing only in their requests share steps.
+    if (!o.step_store.empty()) {
+        prepare_step_store(o.step_store);
+        options.step_store = o.step_store;
+    } else if (!o.out_dir.empty()) {
+        options.step_store = (std::filesystem::path(o.out_dir) / "step-store").string();
+    }
     options.rank = mpi.rank();
     options.ranks = mpi.ranks();
     options.gather = mpi.gather();
@@ -88,6 +98,10 @@ Subcommand add_sweep(CLI::App& app, const MpiSession& mpi) {
     sub->add_option("-j", o->threads, "points to run at once, on threads")
         ->check(CLI::Range(1u, 1024u));
     sub->add_option("--out", o->out_dir, "write results.csv, results.json and points/ here")
+        ->check(non_empty_path);
+    sub->add_option("--step-store", o->step_store,
+                    "serving points: keep step runs in this folder (default OUT/step-store) "
+                    "and read them back instead of simulating them again")
         ->check(non_empty_path);
     sub->add_flag("--quiet", o->quiet, "no table and no progress bar");
     sub->add_flag("--dry-run", o->dry_run,

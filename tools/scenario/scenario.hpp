@@ -158,6 +158,9 @@ struct Scenario {
         double ttft_ms = 0, tpot_ms = 0, e2e_ms = 0;  // e2e_ms 0: no end-to-end target
         bool step_cache = true;
         double timeline_s = 1;  // results' timeline: the windows' width
+        // --step-store: the folder keeping step runs across runs (step_store.hpp); an
+        // execution setting, kept out of `resolved` (results do not depend on it).
+        std::string step_store;
     } serving;
 
     // availability: days of component failures and what the step delivers through them

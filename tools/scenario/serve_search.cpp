@@ -136,6 +136,7 @@ ServeSearchResult serve_search(const Scenario& s, const ServeSearchOptions& o, b
                          {"step_cache_hits", steps.cache_hits()},
                          {"probes", probes},
                          {"at_rate", best}};
+    j["sim"] = {{"step_runs_from_store", steps.runs_from_store()}};
     r.results = std::move(j);
     return r;
 }

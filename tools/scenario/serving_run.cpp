@@ -167,7 +167,8 @@ std::vector<std::string> serving_result_keys() {
             "serving.step_simulations",
             "serving.step_cache_hits",
             "sim.step_events",
-            "sim.wall_s"};
+            "sim.wall_s",
+            "sim.step_runs_from_store"};
 }
 
 Json serving_check_json(const std::string& file, const Scenario& s, const ServingCheck& c) {
@@ -265,6 +266,7 @@ ServingRunOutcome execute_serving(const Scenario& s, const ServingInput& in,
         s.faults.empty() ? std::span<const ServingFault>() : steps.faults().faults);
     o.simulations = steps.simulations();
     o.cache_hits = steps.cache_hits();
+    o.runs_from_store = steps.runs_from_store();
     const double wall_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
 
@@ -413,7 +415,10 @@ ServingRunOutcome execute_serving(const Scenario& s, const ServingInput& in,
     j["scenario"] = s.name;
     j["seed"] = s.seed;
     j["status"] = finished + failed == requests.size() ? "completed" : "stalled";
-    j["sim"] = {{"step_events", events}, {"wall_s", wall_s}};
+    // What this process ran, as wall_s: a step store's runs are not rerun (the results are not
+    // otherwise changed by it).
+    j["sim"] = {
+        {"step_events", events}, {"wall_s", wall_s}, {"step_runs_from_store", o.runs_from_store}};
     j["serving"] = v;
     o.results = std::move(j);
     return o;

@@ -46,7 +46,8 @@ struct ServingRunOutcome {
     ServingOutcome outcome;
     std::vector<StepSimulation> simulations;
     std::uint64_t cache_hits = 0;
-    Json results;  // the results.json document
+    std::uint64_t runs_from_store = 0;  // of simulations, read from the step store
+    Json results;                       // the results.json document
 };
 
 ServingRunOutcome execute_serving(const Scenario& s, const ServingInput& in, bool progress);

@@ -35,7 +35,9 @@ std::pair<std::uint64_t, std::uint64_t> half_octave_bracket(std::uint64_t x) {
 }
 
 PacketStepTimes::PacketStepTimes(const Scenario& s, bool progress)
-    : s_(s), progress_(progress), faults_(serving_faults(s)) {}
+    : s_(s), progress_(progress), faults_(serving_faults(s)) {
+    if (!s.serving.step_store.empty()) store_.emplace(s.serving.step_store, s);
+}
 PacketStepTimes::~PacketStepTimes() = default;
 
 Scenario PacketStepTimes::step_scenario(const Scenario& s, MoePhase phase, std::uint32_t per_gpu,
@@ -198,6 +200,24 @@ const StepSimulation& PacketStepTimes::simulated(What what, std::uint64_t size,
                                                  StepFaults faults) {
     const Key key{what, size, context, with_kv, faults.present, faults.transient};
     if (auto it = known_.find(key); it != known_.end()) return runs_[it->second];
+    const StoredStepKey stored{what == What::Transfer  ? "kv_transfer"
+                               : what == What::Prefill ? "prefill"
+                                                       : "decode",
+                               size, context, with_kv, faults};
+    if (store_) {
+        if (std::optional<StepSimulation> kept = store_->find(stored)) {
+            ++from_store_;
+            if (progress_)
+                fmt::print(stderr, "clustersim: serving: {}{}: {:.3f} ms (from the step store)\n",
+                           what == What::Transfer ? fmt::format("KV transfer of {} bytes", size)
+                                                  : fmt::format("{} step, {} per GPU, context {}",
+                                                                kept->what, size, context),
+                           with_kv ? ", beside a KV stream" : "", kept->time_ms);
+            runs_.push_back(std::move(*kept));
+            known_.emplace(key, runs_.size() - 1);
+            return runs_.back();
+        }
+    }
     StepSimulation r;
     if (what == What::Transfer) {
         r = run_transfer(size);
@@ -214,6 +234,7 @@ const StepSimulation& PacketStepTimes::simulated(What what, std::uint64_t size,
             static_cast<std::uint64_t>(2 * window_us * s_.cluster.nic_rate_gbps * 125.0) + 1;
         r = run_step(what, size, context, bytes, faults);
     }
+    if (store_) store_->keep(stored, r);
     runs_.push_back(std::move(r));
     known_.emplace(key, runs_.size() - 1);
     return runs_.back();

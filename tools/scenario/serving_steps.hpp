@@ -19,32 +19,19 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <tuple>
 #include <vector>
 
 #include "models/serving/step_times.hpp"
 #include "tools/scenario/scenario.hpp"
 #include "tools/scenario/serving_faults.hpp"
+#include "tools/scenario/step_simulation.hpp"
+#include "tools/scenario/step_store.hpp"
 
 namespace clustersim {
 
 struct SimulatedFabric;
-
-/// One packet-level run the serving run made: what it simulated and what it measured.
-struct StepSimulation {
-    std::string what;            // prefill, decode or kv_transfer
-    std::uint64_t size = 0;      // tokens per GPU, requests per GPU per micro-batch, or bytes
-    std::uint64_t context = 0;   // mean prompt or context tokens (0 for a transfer)
-    std::uint64_t kv_bytes = 0;  // a step's: the KV cache streamed through a GPU's NIC beside it
-    double time_ms = 0;
-    double window_us = 0;    // what was simulated of it (a step: its first layers)
-    double dispatch_us = 0;  // a step's: its mean dispatch and combine (results' decode.*)
-    double combine_us = 0;
-    double kv_stream_gbps = 0;  // beside a KV stream: the rate it got, first byte to last
-    std::uint64_t events = 0;
-    StepFaults faults;      // with these of the run's faults (transient: met as it began)
-    bool completed = true;  // false: with its faults it did not complete
-};
 
 class PacketStepTimes final : public StepTimes {
   public:
@@ -61,6 +48,8 @@ class PacketStepTimes final : public StepTimes {
                                   std::uint32_t context, StepFaults faults = {});
     const std::vector<StepSimulation>& simulations() const { return runs_; }
     std::uint64_t cache_hits() const { return hits_; }
+    /// Of simulations(), those read from the step store (serving.step_store) and not run.
+    std::uint64_t runs_from_store() const { return from_store_; }
     const ServingFaults& faults() const { return faults_; }
 
   private:
@@ -86,6 +75,8 @@ class PacketStepTimes final : public StepTimes {
     std::map<Key, std::size_t> known_;  // the run in runs_
     std::vector<StepSimulation> runs_;
     std::uint64_t hits_ = 0;
+    std::optional<StepStore> store_;
+    std::uint64_t from_store_ = 0;
     std::unique_ptr<SimulatedFabric> fabric_;  // the whole deployment's, for transfers
 };
 

@@ -144,7 +144,7 @@ namespace {
 
 // One point, every seed: its record as results.json lists it (each run's whole results.json
 // under runs[k].results, its headline metrics beside them).
-Json run_point(const SweepSpec& spec, const SweepPoint& point) {
+Json run_point(const SweepSpec& spec, const SweepPoint& point, const std::string& step_store) {
     Json rec;
     rec["sets"] = sets_json(point);
     Json runs = Json::array();
@@ -168,6 +168,12 @@ Json run_point(const SweepSpec& spec, const SweepPoint& point) {
                                  "a sweep runs its points' seeds itself (expected the sweep "
                                  "file's seeds: N instead)");
             s.seed += k;
+            if (s.serving.set && !step_store.empty()) {
+                std::error_code ec;
+                std::filesystem::create_directories(step_store, ec);
+                if (std::filesystem::is_directory(step_store, ec))
+                    s.serving.step_store = step_store;
+            }
             if (s.workload.kind.empty()) {
                 // A cost-only sweep (no workload): the inventory and its price, as `topo` gives.
                 Topology t;
@@ -394,7 +400,7 @@ SweepSummary run_sweep(const SweepSpec& spec, const SweepOptions& options) {
         for (std::size_t k = next++; k < todo.size(); k = next++) {
             const std::size_t i = todo[k];
             try {
-                Json rec = run_point(spec, points[i]);
+                Json rec = run_point(spec, points[i], options.step_store);
                 rec["point"] = i;
                 rec["seeds"] = spec.seeds;
                 rec["fingerprint"] = point_fingerprint(spec, points[i]);

@@ -20,6 +20,9 @@ using GatherToRoot = std::function<std::vector<std::string>(const std::string&)>
 struct SweepOptions {
     unsigned threads = 1;
     std::string out_dir;  // empty: nothing written, nothing resumed
+    // Serving points' step runs kept across runs (step_store.hpp); empty: none. Created when a
+    // serving point first needs it; if it cannot be, the points run without it.
+    std::string step_store;
     bool progress = true;
     // Over MPI: this rank runs points i with i % ranks == rank; rank 0 gathers and writes.
     std::size_t rank = 0, ranks = 1;

@@ -1,0 +1,192 @@
+#include "tools/scenario/step_store.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <system_error>
+#include <variant>
+
+#include "tools/scenario/build_info.hpp"
+#include "tools/scenario/output_files.hpp"
+#include "tools/scenario/results_json.hpp"
+
+namespace clustersim {
+namespace {
+
+constexpr std::string_view kFormat = "clustersim step store 1";
+
+// FNV-1a, 64 bits, over length-prefixed parts: no two different inputs spell the same bytes.
+class Digest {
+  public:
+    void part(std::string_view text) {
+        bytes(fmt::format("{}:", text.size()));
+        bytes(text);
+    }
+    void bytes(std::string_view text) {
+        for (const char c : text) {
+            h_ ^= static_cast<unsigned char>(c);
+            h_ *= 0x100000001b3ull;
+        }
+    }
+    std::uint64_t value() const { return h_; }
+
+  private:
+    std::uint64_t h_ = 0xcbf29ce484222325ull;
+};
+
+// The running binary's bytes: a rebuild that changes any model changes every key (the commit
+// alone does not, with uncommitted changes). Where it cannot be read, the build's identity.
+const std::string& binary_digest() {
+    static const std::string digest = [] {
+        Digest d;
+        std::ifstream in("/proc/self/exe", std::ios::binary);
+        std::array<char, 1 << 16> buffer{};
+        std::uint64_t total = 0;
+        while (in) {
+            in.read(buffer.data(), buffer.size());
+            const auto got = static_cast<std::size_t>(in.gcount());
+            d.bytes(std::string_view(buffer.data(), got));
+            total += got;
+        }
+        const BuildInfo& b = build_info();
+        if (total == 0) return fmt::format("build {} {} {}", b.version, b.commit, b.build);
+        return fmt::format("binary {:016x} {} bytes", d.value(), total);
+    }();
+    return digest;
+}
+
+std::string value_text(const ResolvedValue& v) {
+    return std::visit(
+        [](const auto& x) -> std::string {
+            using T = std::decay_t<decltype(x)>;
+            if constexpr (std::is_same_v<T, std::string>)
+                return "s" + x;
+            else if constexpr (std::is_same_v<T, bool>)
+                return x ? "btrue" : "bfalse";
+            else if constexpr (std::is_same_v<T, double>)
+                return fmt::format("d{}", x);
+            else
+                return fmt::format("u{}", x);
+        },
+        v);
+}
+
+Json key_json(const StoredStepKey& k) {
+    return {{"what", k.what},
+            {"size", k.size},
+            {"context", k.context},
+            {"with_kv", k.with_kv},
+            {"faults_present", k.faults.present},
+            {"faults_transient", k.faults.transient}};
+}
+
+Json run_json(const StepSimulation& r) {
+    return {{"what", r.what},
+            {"size", r.size},
+            {"context", r.context},
+            {"kv_bytes", r.kv_bytes},
+            {"time_ms", r.time_ms},
+            {"window_us", r.window_us},
+            {"dispatch_us", r.dispatch_us},
+            {"combine_us", r.combine_us},
+            {"kv_stream_gbps", r.kv_stream_gbps},
+            {"events", r.events},
+            {"faults_present", r.faults.present},
+            {"faults_transient", r.faults.transient},
+            {"completed", r.completed}};
+}
+
+StepSimulation run_of(const Json& j) {
+    StepSimulation r;
+    r.what = j.at("what").get<std::string>();
+    r.size = j.at("size").get<std::uint64_t>();
+    r.context = j.at("context").get<std::uint64_t>();
+    r.kv_bytes = j.at("kv_bytes").get<std::uint64_t>();
+    r.time_ms = j.at("time_ms").get<double>();
+    r.window_us = j.at("window_us").get<double>();
+    r.dispatch_us = j.at("dispatch_us").get<double>();
+    r.combine_us = j.at("combine_us").get<double>();
+    r.kv_stream_gbps = j.at("kv_stream_gbps").get<double>();
+    r.events = j.at("events").get<std::uint64_t>();
+    r.faults.present = j.at("faults_present").get<std::uint64_t>();
+    r.faults.transient = j.at("faults_transient").get<std::uint64_t>();
+    r.completed = j.at("completed").get<bool>();
+    return r;
+}
+
+}  // namespace
+
+bool timeline_only_key(std::string_view path) {
+    for (const std::string_view p :
+         {"serving.arrival", "serving.prompt_tokens", "serving.output_tokens", "serving.slo",
+          "serving.duration_s", "serving.timeline_s", "serving.step_cache"})
+        if (path.starts_with(p) && (path.size() == p.size() || path[p.size()] == '.')) return true;
+    return false;
+}
+
+StepStore::StepStore(std::string dir, const Scenario& s) : dir_(std::move(dir)) {
+    Digest d;
+    d.part(kFormat);
+    d.part(binary_digest());
+    for (const auto& [path, value] : s.resolved) {
+        if (timeline_only_key(path)) continue;
+        d.part(path);
+        d.part(value_text(value));
+    }
+    // Set after loading (--seed, a sweep's seeds), so not always in `resolved`.
+    d.part(fmt::format("seed {}", s.seed));
+    scenario_part_ = fmt::format("{:016x}", d.value());
+}
+
+std::string StepStore::path_of(const StoredStepKey& k) const {
+    Digest d;
+    d.part(scenario_part_);
+    d.part(key_json(k).dump());
+    return (std::filesystem::path(dir_) / fmt::format("{:016x}.json", d.value())).string();
+}
+
+std::optional<StepSimulation> StepStore::find(const StoredStepKey& k) const {
+    std::ifstream in(path_of(k), std::ios::binary);
+    if (!in) return std::nullopt;
+    const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    const Json j = Json::parse(text, nullptr, false);
+    // A file edited by hand, or a digest that two keys share: not this run.
+    if (j.is_discarded() || !j.is_object() || j.value("format", "") != kFormat ||
+        j.value("scenario_digest", "") != scenario_part_ || !j.contains("key") ||
+        j["key"] != key_json(k) || !j.contains("run") || !j["run"].is_object())
+        return std::nullopt;
+    try {
+        return run_of(j["run"]);
+    } catch (const Json::exception&) {
+        return std::nullopt;
+    }
+}
+
+void StepStore::keep(const StoredStepKey& k, const StepSimulation& r) {
+    const Json j = {{"format", kFormat},
+                    {"scenario_digest", scenario_part_},
+                    {"key", key_json(k)},
+                    {"run", run_json(r)}};
+    try {
+        write_file_atomically(path_of(k), j.dump(1) + "\n");
+    } catch (const std::exception& e) {
+        if (!warned_)
+            fmt::print(stderr, "clustersim: step store {}: {}; runs are not kept\n", dir_,
+                       e.what());
+        warned_ = true;
+    }
+}
+
+void prepare_step_store(const std::string& dir, const std::string& option) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec || !std::filesystem::is_directory(dir))
+        throw InputError(option, fmt::format("cannot create the folder '{}': {} (expected a "
+                                             "writable folder)",
+                                             dir, ec ? ec.message() : "not a folder"));
+}
+
+}  // namespace clustersim
