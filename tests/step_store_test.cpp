@@ -88,7 +88,7 @@ TEST_CASE("a step store's file that does not hold its run is simulated again and
     REQUIRE(first.exit_code == 0);
     const auto runs =
         nlohmann::json::parse(first.out)["serving"]["step_simulations"].get<std::uint64_t>();
-    // One cut short, one changed to another run's time under its own name.
+    // One cut short, one changed to another run's key under its own name, one not a record.
     std::vector<std::filesystem::path> files;
     for (const auto& e : std::filesystem::directory_iterator(store)) files.push_back(e.path());
     std::sort(files.begin(), files.end());
@@ -98,12 +98,14 @@ TEST_CASE("a step store's file that does not hold its run is simulated again and
     nlohmann::json other = nlohmann::json::parse(read_text(files[1]));
     other["key"]["size"] = other["key"]["size"].get<std::uint64_t>() + 1;
     write_text(files[1], other.dump());
+    REQUIRE(files.size() >= 3);
+    write_text(files[2], R"({"format": 1, "key": [], "run": "x"})");
     const auto second = run_cli(cmd);
     INFO(second.err);
     REQUIRE(second.exit_code == 0);
     const nlohmann::json a = nlohmann::json::parse(first.out),
                          b = nlohmann::json::parse(second.out);
-    CHECK(b["sim"]["step_runs_from_store"] == runs - 2);
+    CHECK(b["sim"]["step_runs_from_store"] == runs - 3);
     CHECK(model_results(a) == model_results(b));
     CHECK(read_text(files[0]) == whole);  // rewritten whole
 }
@@ -134,16 +136,18 @@ TEST_CASE("a step store where none can be made, or for a run with no steps, is a
     CHECK_FALSE(std::filesystem::exists(dir / "store"));
 }
 
-TEST_CASE("a step store's digest leaves out the request timeline's keys and nothing else",
+TEST_CASE("a step store's digest leaves out the keys no step reads, and nothing else",
           "[serving]") {
-    for (const char* k : {"serving.arrival.rate_per_s", "serving.arrival", "serving.slo.ttft_ms",
-                          "serving.prompt_tokens.mean", "serving.output_tokens.kind",
-                          "serving.duration_s", "serving.timeline_s", "serving.step_cache"})
-        CHECK(timeline_only_key(k));
-    for (const char* k : {"serving.deployment.kind", "serving.deployment.prefill.ep_size",
-                          "serving.kv_transfer.via", "serving.slow", "serving.arrivals",
-                          "workload.kind", "seed", "faults[0].kind"})
-        CHECK_FALSE(timeline_only_key(k));
+    for (const char* k :
+         {"serving.arrival.rate_per_s", "serving.arrival", "serving.slo.ttft_ms",
+          "serving.prompt_tokens.mean", "serving.output_tokens.kind", "serving.duration_s",
+          "serving.timeline_s", "serving.step_cache", "name", "seed", "sim.replicates"})
+        CHECK(outside_step_runs(k));
+    for (const char* k :
+         {"serving.deployment.kind", "serving.deployment.prefill.ep_size",
+          "serving.kv_transfer.via", "serving.slow", "serving.arrivals", "workload.kind", "seeds",
+          "named", "sim.partitions", "workload.expert_load_file", "faults[0].kind"})
+        CHECK_FALSE(outside_step_runs(k));
 }
 
 TEST_CASE(
@@ -178,4 +182,33 @@ TEST_CASE(
     const nlohmann::json& r = p["runs"][0]["results"];
     CHECK(r["sim"]["step_runs_from_store"] == r["serving"]["step_simulations"]);
     CHECK(files_in(dir / "out" / "step-store") == kept);
+}
+
+TEST_CASE("a step store reads an expert-load file's bytes, not its name", "[serving][system]") {
+    const auto dir = temp_dir("step-store-loads");
+    const std::string from = "workload: {kind: moe, simulated_layers: 2}";
+    std::string yaml = kServing;
+    const auto at = yaml.find(from);
+    REQUIRE(at != std::string::npos);
+    write_text(dir / "s.yaml",
+               yaml.replace(at, from.size(),
+                            "workload: {kind: moe, simulated_layers: 2, gating: trace, "
+                            "expert_load_file: load.csv}"));
+    auto loads = [&](int hot) {
+        std::string csv = "expert,load\n";
+        for (int e = 0; e < 256; ++e) csv += fmt::format("{},{}\n", e, e == hot ? 1000 : 1);
+        write_text(dir / "load.csv", csv);
+    };
+    auto from_store = [&] {
+        const auto r = run_cli(fmt::format("run {} --json --quiet --step-store {}",
+                                           (dir / "s.yaml").string(), (dir / "store").string()));
+        INFO(r.err);
+        REQUIRE(r.exit_code == 0);
+        return nlohmann::json::parse(r.out)["sim"]["step_runs_from_store"].get<std::uint64_t>();
+    };
+    loads(5);
+    CHECK(from_store() == 0);
+    CHECK(from_store() > 0);
+    loads(77);  // the same name, another hot expert: every step runs again
+    CHECK(from_store() == 0);
 }

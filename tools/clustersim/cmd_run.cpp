@@ -94,6 +94,11 @@ int run(RunOptions o, const MpiSession& mpi) {
             throw InputError("--step-store",
                              "keeps a serving run's step runs, and the scenario has no serving: "
                              "section (expected a serving scenario; docs/serving.md)");
+        if (mpi.ranks() > 1)
+            throw InputError("--step-store",
+                             "each MPI rank would look in the store on its own, and a step "
+                             "shared by the ranks can only run on all of them (expected a run "
+                             "on one process)");
         prepare_step_store(o.step_store);
         s.serving.step_store = o.step_store;
     }

@@ -50,6 +50,7 @@ int run_splits(const ServeSearchCliOptions& o) {
         throw base.error_at("serving.deployment.kind",
                             "--split divides a disaggregated deployment (expected kind: "
                             "disaggregated)");
+    if (!o.step_store.empty()) prepare_step_store(o.step_store);
     std::vector<ServeSplit> splits;
     Json first;
     for (const std::string& text : o.splits) {
@@ -89,9 +90,9 @@ int run_splits(const ServeSearchCliOptions& o) {
 
 int run(const ServeSearchCliOptions& o) {
     if (!o.out_dir.empty()) prepare_output_dir(o.out_dir, {"results.json"});
-    if (!o.step_store.empty()) prepare_step_store(o.step_store);
     if (!o.splits.empty()) return run_splits(o);
     const Scenario s = load_with_store(o, o.scenario);
+    if (!o.step_store.empty() && s.serving.set) prepare_step_store(o.step_store);
     const ServeSearchResult r = serve_search(s, o.search, !o.quiet && !o.scenario.json);
     if (!o.out_dir.empty())
         write_file_atomically((std::filesystem::path(o.out_dir) / "results.json").string(),

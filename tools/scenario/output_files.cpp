@@ -87,8 +87,13 @@ void write_stream_atomically(const std::string& path,
         tmp.kept = true;  // nothing was created
         cannot_write(path);
     }
-    const mode_t mask = ::umask(0);  // a result file is as readable as any the user creates
-    ::umask(mask);
+    // A result file is as readable as any the user creates. Read once: two threads writing
+    // files at once (a sweep's points) could otherwise leave the process's umask at 0.
+    static const mode_t mask = [] {
+        const mode_t m = ::umask(0);
+        ::umask(m);
+        return m;
+    }();
     if (::fchmod(tmp.fd, 0666 & ~mask) != 0) cannot_write(path);
     {
         FdBuffer buffer(tmp.fd);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -37,26 +38,35 @@ class Digest {
     std::uint64_t h_ = 0xcbf29ce484222325ull;
 };
 
+// A file's bytes, digested (empty when it cannot be read).
+std::string file_digest(const std::string& path) {
+    Digest d;
+    std::ifstream in(path, std::ios::binary);
+    std::array<char, 1 << 16> buffer{};
+    std::uint64_t total = 0;
+    while (in) {
+        in.read(buffer.data(), buffer.size());
+        const auto got = static_cast<std::size_t>(in.gcount());
+        d.bytes(std::string_view(buffer.data(), got));
+        total += got;
+    }
+    return total == 0 ? std::string() : fmt::format("{:016x} {} bytes", d.value(), total);
+}
+
 // The running binary's bytes: a rebuild that changes any model changes every key (the commit
 // alone does not, with uncommitted changes). Where it cannot be read, the build's identity.
 const std::string& binary_digest() {
     static const std::string digest = [] {
-        Digest d;
-        std::ifstream in("/proc/self/exe", std::ios::binary);
-        std::array<char, 1 << 16> buffer{};
-        std::uint64_t total = 0;
-        while (in) {
-            in.read(buffer.data(), buffer.size());
-            const auto got = static_cast<std::size_t>(in.gcount());
-            d.bytes(std::string_view(buffer.data(), got));
-            total += got;
-        }
+        const std::string bytes = file_digest("/proc/self/exe");
         const BuildInfo& b = build_info();
-        if (total == 0) return fmt::format("build {} {} {}", b.version, b.commit, b.build);
-        return fmt::format("binary {:016x} {} bytes", d.value(), total);
+        return bytes.empty() ? fmt::format("build {} {} {}", b.version, b.commit, b.build)
+                             : "binary " + bytes;
     }();
     return digest;
 }
+
+// One warning a process, however many stores fail to write.
+std::atomic<bool> warned{false};
 
 std::string value_text(const ResolvedValue& v) {
     return std::visit(
@@ -119,10 +129,11 @@ StepSimulation run_of(const Json& j) {
 
 }  // namespace
 
-bool timeline_only_key(std::string_view path) {
+bool outside_step_runs(std::string_view path) {
     for (const std::string_view p :
          {"serving.arrival", "serving.prompt_tokens", "serving.output_tokens", "serving.slo",
-          "serving.duration_s", "serving.timeline_s", "serving.step_cache"})
+          "serving.duration_s", "serving.timeline_s", "serving.step_cache", "name", "seed",
+          "sim.replicates"})
         if (path.starts_with(p) && (path.size() == p.size() || path[p.size()] == '.')) return true;
     return false;
 }
@@ -132,12 +143,15 @@ StepStore::StepStore(std::string dir, const Scenario& s) : dir_(std::move(dir)) 
     d.part(kFormat);
     d.part(binary_digest());
     for (const auto& [path, value] : s.resolved) {
-        if (timeline_only_key(path)) continue;
+        if (outside_step_runs(path)) continue;
         d.part(path);
         d.part(value_text(value));
     }
     // Set after loading (--seed, a sweep's seeds), so not always in `resolved`.
     d.part(fmt::format("seed {}", s.seed));
+    // A file a step reads: its bytes, not its name (`resolved` holds the name as written).
+    if (!s.workload.expert_load_file.empty())
+        d.part("expert loads " + file_digest(s.workload.expert_load_file));
     scenario_part_ = fmt::format("{:016x}", d.value());
 }
 
@@ -154,29 +168,29 @@ std::optional<StepSimulation> StepStore::find(const StoredStepKey& k) const {
     const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
     const Json j = Json::parse(text, nullptr, false);
     // A file edited by hand, or a digest that two keys share: not this run.
-    if (j.is_discarded() || !j.is_object() || j.value("format", "") != kFormat ||
-        j.value("scenario_digest", "") != scenario_part_ || !j.contains("key") ||
-        j["key"] != key_json(k) || !j.contains("run") || !j["run"].is_object())
-        return std::nullopt;
     try {
-        return run_of(j["run"]);
+        if (j.is_discarded() || !j.is_object() || j.at("format") != Json(std::string(kFormat)) ||
+            j.at("scenario_digest") != Json(scenario_part_) || j.at("key") != key_json(k))
+            return std::nullopt;
+        return run_of(j.at("run"));
     } catch (const Json::exception&) {
         return std::nullopt;
     }
 }
 
-void StepStore::keep(const StoredStepKey& k, const StepSimulation& r) {
+void StepStore::keep(const StoredStepKey& k, const StepSimulation& r) const {
     const Json j = {{"format", kFormat},
                     {"scenario_digest", scenario_part_},
                     {"key", key_json(k)},
                     {"run", run_json(r)}};
     try {
         write_file_atomically(path_of(k), j.dump(1) + "\n");
-    } catch (const std::exception& e) {
-        if (!warned_)
-            fmt::print(stderr, "clustersim: step store {}: {}; runs are not kept\n", dir_,
-                       e.what());
-        warned_ = true;
+    } catch (const std::exception&) {
+        if (!warned.exchange(true))
+            fmt::print(stderr,
+                       "clustersim: cannot write into the step store {}: step runs are not "
+                       "kept\n",
+                       InputError::printable(dir_));
     }
 }
 

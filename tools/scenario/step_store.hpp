@@ -2,9 +2,10 @@
 // Packet-level step runs kept on disk across serving runs (`--step-store DIR`): a later run, a
 // serve-search probe at another rate or a sweep resumed in another session reads a step it
 // has run before instead of simulating it again. A run is found by a digest of all it depends
-// on: the clustersim binary itself, every resolved key but the request timeline's (arrivals,
-// lengths, SLO, duration), the seed, and the step (kind, size, context, KV stream, faults).
-// One small JSON file per run, written whole or not at all.
+// on: the clustersim binary itself, every resolved key but those no step reads (the request
+// timeline's: arrivals, lengths, SLO, duration), the seed, the bytes of an expert-load file,
+// and the step (kind, size, context, KV stream, faults). One small JSON file per run, written
+// whole or not at all. Not for runs spread over MPI ranks (each rank would look on its own).
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -31,20 +32,22 @@ class StepStore {
     StepStore(std::string dir, const Scenario& s);
     /// The run kept for `k`, if one is (a file that does not parse or does not match is none).
     std::optional<StepSimulation> find(const StoredStepKey& k) const;
-    /// Keeps `r` as the run for `k`; a store it cannot write to is said once on stderr.
-    void keep(const StoredStepKey& k, const StepSimulation& r);
+    /// Keeps `r` as the run for `k`; a store it cannot write to is said once a process, on
+    /// stderr.
+    void keep(const StoredStepKey& k, const StepSimulation& r) const;
     /// The file `k`'s run is kept in.
     std::string path_of(const StoredStepKey& k) const;
 
   private:
     std::string dir_;
     std::string scenario_part_;  // the digest's text for the binary, the scenario and seed
-    bool warned_ = false;
 };
 
-/// The resolved keys a store's digest leaves out: they shape the request timeline, not any
-/// packet-level run (serving.arrival, lengths, slo, duration_s, timeline_s, step_cache).
-bool timeline_only_key(std::string_view path);
+/// The resolved keys a store's digest leaves out: no step run reads them. The request
+/// timeline's (serving.arrival, lengths, slo, duration_s, timeline_s, step_cache), the name,
+/// sim.replicates (a step runs one seed), and `seed` (the seed the run uses is digested
+/// itself: --seed and a sweep's seeds set it after loading).
+bool outside_step_runs(std::string_view path);
 
 /// Creates `dir` for a store (an InputError naming `option` if it cannot).
 void prepare_step_store(const std::string& dir, const std::string& option = "--step-store");
