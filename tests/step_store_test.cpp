@@ -32,7 +32,7 @@ nlohmann::json model_results(nlohmann::json j) {
 TEST_CASE(
     "step runs kept in a step store are read back, not rerun, by a run that differs in its "
     "requests, with the results of a run without the store",
-    "[serving][system]") {
+    "[serving][system][long]") {
     const auto dir = temp_dir("step-store");
     write_text(dir / "s.yaml", kServing);
     const std::string store = (dir / "store").string();
@@ -78,7 +78,7 @@ TEST_CASE(
 }
 
 TEST_CASE("a step store's file that does not hold its run is simulated again and rewritten",
-          "[serving][system]") {
+          "[serving][system][long]") {
     const auto dir = temp_dir("step-store-damaged");
     write_text(dir / "s.yaml", kServing);
     const auto store = dir / "store";
@@ -153,7 +153,7 @@ TEST_CASE("a step store's digest leaves out the keys no step reads, and nothing 
 TEST_CASE(
     "a sweep keeps its serving points' step runs under its output folder: a point that "
     "differs in its requests reads them, and the sweep run again reruns none",
-    "[serving][system]") {
+    "[serving][system][long]") {
     const auto dir = temp_dir("step-store-sweep");
     write_text(dir / "s.yaml", kServing);
     write_text(dir / "sweep.yaml",
@@ -184,7 +184,8 @@ TEST_CASE(
     CHECK(files_in(dir / "out" / "step-store") == kept);
 }
 
-TEST_CASE("a step store reads an expert-load file's bytes, not its name", "[serving][system]") {
+TEST_CASE("a step store reads an expert-load file's bytes, not its name",
+          "[serving][system][long]") {
     const auto dir = temp_dir("step-store-loads");
     const std::string from = "workload: {kind: moe, simulated_layers: 2}";
     std::string yaml = kServing;
