@@ -138,15 +138,15 @@ TEST_CASE("a step store where none can be made, or for a run with no steps, is a
 
 TEST_CASE("a step store's digest leaves out the keys no step reads, and nothing else",
           "[serving]") {
-    for (const char* k :
-         {"serving.arrival.rate_per_s", "serving.arrival", "serving.slo.ttft_ms",
-          "serving.prompt_tokens.mean", "serving.output_tokens.kind", "serving.duration_s",
-          "serving.timeline_s", "serving.step_cache", "name", "seed", "sim.replicates"})
+    for (const char* k : {"serving.arrival.rate_per_s", "serving.arrival", "serving.slo.ttft_ms",
+                          "serving.prompt_tokens.mean", "serving.output_tokens.kind",
+                          "serving.duration_s", "serving.timeline_s", "serving.step_cache", "name",
+                          "seed", "sim.replicates", "cost.switch_usd", "cost.cables.endpoint-aoc"})
         CHECK(outside_step_runs(k));
-    for (const char* k :
-         {"serving.deployment.kind", "serving.deployment.prefill.ep_size",
-          "serving.kv_transfer.via", "serving.slow", "serving.arrivals", "workload.kind", "seeds",
-          "named", "sim.partitions", "workload.expert_load_file", "faults[0].kind"})
+    for (const char* k : {"serving.deployment.kind", "serving.deployment.prefill.ep_size",
+                          "serving.kv_transfer.via", "serving.slow", "serving.arrivals",
+                          "workload.kind", "seeds", "named", "sim.partitions",
+                          "workload.expert_load_file", "faults[0].kind", "costs", "cluster.node"})
         CHECK_FALSE(outside_step_runs(k));
 }
 

@@ -133,7 +133,7 @@ bool outside_step_runs(std::string_view path) {
     for (const std::string_view p :
          {"serving.arrival", "serving.prompt_tokens", "serving.output_tokens", "serving.slo",
           "serving.duration_s", "serving.timeline_s", "serving.step_cache", "name", "seed",
-          "sim.replicates"})
+          "sim.replicates", "cost"})
         if (path.starts_with(p) && (path.size() == p.size() || path[p.size()] == '.')) return true;
     return false;
 }

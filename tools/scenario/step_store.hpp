@@ -45,8 +45,8 @@ class StepStore {
 
 /// The resolved keys a store's digest leaves out: no step run reads them. The request
 /// timeline's (serving.arrival, lengths, slo, duration_s, timeline_s, step_cache), the name,
-/// sim.replicates (a step runs one seed), and `seed` (the seed the run uses is digested
-/// itself: --seed and a sweep's seeds set it after loading).
+/// sim.replicates (a step runs one seed), `seed` (the seed the run uses is digested itself:
+/// --seed and a sweep's seeds set it after loading) and the prices (`cost`).
 bool outside_step_runs(std::string_view path);
 
 /// Creates `dir` for a store (an InputError naming `option` if it cannot).
