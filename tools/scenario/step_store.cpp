@@ -11,6 +11,7 @@
 #include <variant>
 
 #include "tools/scenario/build_info.hpp"
+#include "tools/scenario/digest.hpp"
 #include "tools/scenario/output_files.hpp"
 #include "tools/scenario/results_json.hpp"
 
@@ -18,25 +19,6 @@ namespace clustersim {
 namespace {
 
 constexpr std::string_view kFormat = "clustersim step store 1";
-
-// FNV-1a, 64 bits, over length-prefixed parts: no two different inputs spell the same bytes.
-class Digest {
-  public:
-    void part(std::string_view text) {
-        bytes(fmt::format("{}:", text.size()));
-        bytes(text);
-    }
-    void bytes(std::string_view text) {
-        for (const char c : text) {
-            h_ ^= static_cast<unsigned char>(c);
-            h_ *= 0x100000001b3ull;
-        }
-    }
-    std::uint64_t value() const { return h_; }
-
-  private:
-    std::uint64_t h_ = 0xcbf29ce484222325ull;
-};
 
 // A file's bytes, digested (empty when it cannot be read).
 std::string file_digest(const std::string& path) {

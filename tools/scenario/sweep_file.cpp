@@ -14,6 +14,7 @@
 #include "sim/input/input_error.hpp"
 #include "sim/input/input_file.hpp"
 #include "sim/input/utf8.hpp"
+#include "tools/scenario/digest.hpp"
 #include "tools/scenario/loader.hpp"
 #include "tools/scenario/scenario.hpp"
 #include "tools/scenario/yaml_bounds.hpp"
@@ -317,28 +318,19 @@ SweepSpec load_sweep_text(const std::string& text, const std::string& path,
 }
 
 std::string point_fingerprint(const SweepSpec& spec, const SweepPoint& point) {
-    // FNV-1a over length-prefixed parts, so that no two different inputs spell the same bytes.
-    std::uint64_t h = 0xcbf29ce484222325ull;
-    auto part = [&](std::string_view text) {
-        const std::string size = std::to_string(text.size()) + ":";
-        for (const std::string_view piece : {std::string_view(size), text})
-            for (const char c : piece) {
-                h ^= static_cast<unsigned char>(c);
-                h *= 0x100000001b3ull;
-            }
-    };
-    part("clustersim sweep point 1");
-    part(spec.base_text);
+    Digest d;
+    d.part("clustersim sweep point 1");
+    d.part(spec.base_text);
     for (const Override& o : point.sets) {
-        part(o.path);
-        part(o.value);
+        d.part(o.path);
+        d.part(o.value);
     }
-    part(std::to_string(spec.seeds));
-    if (spec.availability) part("availability");  // another analysis of the same point
+    d.part(std::to_string(spec.seeds));
+    if (spec.availability) d.part("availability");  // another analysis of the same point
     if (spec.serve_search)
-        part(fmt::format("serve_search {} {} {}", spec.search.attainment, spec.search.precision,
-                         spec.search.max_probes));
-    return fmt::format("{:016x}", h);
+        d.part(fmt::format("serve_search {} {} {}", spec.search.attainment, spec.search.precision,
+                           spec.search.max_probes));
+    return fmt::format("{:016x}", d.value());
 }
 
 std::vector<SweepPoint> sweep_points(const SweepSpec& spec) {
