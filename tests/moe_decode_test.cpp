@@ -201,6 +201,54 @@ TEST_CASE("EP groups replicate the step on disjoint GPUs, packed or spread over 
     }
 }
 
+TEST_CASE("every GPU of an EP group maps back to its group, packed, spread or in pods",
+          "[moe][placement]") {
+    MoeRunSpec spec;
+    spec.placement.ep_size = 4;
+    spec.groups = 6;
+    spec.first_gpu = 8;
+    auto round_trip = [&] {
+        std::set<std::uint32_t> used;
+        for (std::uint32_t g = 0; g < spec.groups; ++g)
+            for (std::uint32_t r = 0; r < 4; ++r) {
+                const std::uint32_t gpu = group_gpu(spec, g, r);
+                CHECK(gpu_group(spec, gpu) == g);
+                used.insert(gpu);
+            }
+        // Other GPUs are in no group.
+        for (std::uint32_t gpu = 0; gpu < 200; ++gpu)
+            if (!used.count(gpu)) CHECK(gpu_group(spec, gpu) == spec.groups);
+    };
+    round_trip();
+    spec.spread = true;
+    round_trip();
+    spec.spread = false;
+    spec.groups_per_pod = 2;  // two groups (8 GPUs) at the start of each 20-GPU pod
+    spec.pod_stride_gpus = 20;
+    round_trip();
+}
+
+TEST_CASE(
+    "each EP group's step is formed from its own traffic: a straggler slows its group's, and "
+    "one group's is the run's step",
+    "[moe][decode][system]") {
+    const Json one = run_json("group-one", kSmall);
+    REQUIRE(one["decode"]["group_step_ms"].size() == 1);
+    CHECK(one["decode"]["group_step_ms"][0].get<double>() ==
+          one["decode"]["step_ms"].get<double>());
+    // Two groups of 32 GPUs, a GPU of the second at half speed: its group is the slow one, and
+    // the run's step (the groups together) is that group's.
+    const Json two = run_json(
+        "group-two",
+        std::string(kSmall) + "faults:\n  - {kind: gpu_slow, target: {gpu: 40}, factor: 2}\n",
+        "--set topology.endpoints=64 --set workload.ep_groups=2");
+    const Json& g = two["decode"]["group_step_ms"];
+    REQUIRE(g.size() == 2);
+    INFO(two["decode"].dump());
+    CHECK(g[1].get<double>() > 1.2 * g[0].get<double>());
+    CHECK(g[1].get<double>() == Approx(two["decode"]["step_ms"].get<double>()).epsilon(0.02));
+}
+
 TEST_CASE("normal-mode combine returns results over NVLink to the forwarding GPU first",
           "[moe][decode][normal]") {
     const auto dir = temp_dir("moe-normal-combine");

@@ -177,8 +177,8 @@ TEST_CASE(
         const double ms = shape["time_ms"].get<double>();
         const std::string what = shape["what"].get<std::string>();
         if (shape.value("kv_bytes", std::uint64_t{0}) > 0) continue;  // a step beside a KV stream
-        const Time t = what == "prefill"  ? grid.prefill({size, context, 0, {}}).total
-                       : what == "decode" ? grid.decode({size, context, 0, {}}).total
+        const Time t = what == "prefill"  ? grid.prefill({size, context, 0, {}, 0}).total
+                       : what == "decode" ? grid.decode({size, context, 0, {}, 0}).total
                                           : grid.kv_transfer(size);
         INFO(what << " " << size << " " << context);
         CHECK(t.ms() == Approx(ms).epsilon(0.03));
@@ -201,8 +201,8 @@ TEST_CASE(
         for (std::uint64_t seed = 1; seed <= 4; ++seed) {
             s.seed = seed;
             PacketStepTimes steps(s, false);
-            const StepTime t =
-                prefill ? steps.prefill({96, 1024, cache, {}}) : steps.decode({2, 1024, cache, {}});
+            const StepTime t = prefill ? steps.prefill({96, 1024, cache, {}, 0})
+                                       : steps.decode({2, 1024, cache, {}, 0});
             double alone = 0, beside = 0;
             for (const StepSimulation& r : steps.simulations()) {
                 // The step alone and beside the stream, both at the first reference context.
@@ -227,9 +227,37 @@ TEST_CASE(
     s.seed = 1;
     s.serving.deployment.kv_via = KvVia::Storage;
     PacketStepTimes stored(s, false);
-    CHECK(stored.decode({2, 1024, cache, {}}).kv_slowdown == Time::zero());
-    CHECK(stored.prefill({96, 1024, cache, {}}).kv_slowdown == Time::zero());
+    CHECK(stored.decode({2, 1024, cache, {}, 0}).kv_slowdown == Time::zero());
+    CHECK(stored.prefill({96, 1024, cache, {}, 0}).kv_slowdown == Time::zero());
     for (const StepSimulation& r : stored.simulations()) CHECK(r.kv_bytes == 0);
+}
+
+TEST_CASE(
+    "each instance takes its own EP group's time from the run its kind's instances step in "
+    "together, not the slowest group's",
+    "[serving][system]") {
+    Scenario s = load_scenario(small_file("per-instance"),
+                               {Override{"serving.deployment.decode.instances", "2"},
+                                Override{"serving.deployment.prefill.instances", "2"}});
+    s.serving.step_cache = false;  // one run per shape
+    PacketStepTimes steps(s, false);
+    for (const bool prefill : {false, true}) {
+        INFO((prefill ? "prefill" : "decode"));
+        auto at = [&](std::uint32_t instance) {
+            return prefill ? steps.prefill({96, 1024, 0, {}, instance}).total
+                           : steps.decode({2, 1024, 0, {}, instance}).total;
+        };
+        const Time first = at(0), second = at(1);
+        const StepSimulation& r = steps.simulations().back();
+        REQUIRE(r.what == (prefill ? "prefill" : "decode"));
+        REQUIRE(r.instance_ms.size() == 2);
+        CHECK(first.ms() == Approx(r.instance_ms[0]).epsilon(1e-9));
+        CHECK(second.ms() == Approx(r.instance_ms[1]).epsilon(1e-9));
+        // The groups' gating draws differ: so do their steps, and the faster is not the run's.
+        CHECK(first != second);
+        CHECK(std::min(first, second).ms() < r.time_ms);
+    }
+    CHECK(steps.simulations().size() == 2);
 }
 
 TEST_CASE("bad serving input is one located line and exit 2", "[serving][input][system]") {

@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <set>
+
 #include "models/serving/serving_simulator.hpp"
 #include "support.hpp"
 #include "traffic/serving_requests.hpp"
@@ -8,21 +10,31 @@ using namespace clustersim;
 
 namespace {
 
-// Step times that grow with the shape, so that batching shows: every call is kept.
+// Step times that grow with the shape (and, when asked, the instance), so that batching shows:
+// every call is kept.
 class LinearSteps final : public StepTimes {
   public:
     Time prefill_base = Time::from_us(20'000), prefill_per_token = Time::from_ns(2'000);
     Time decode_base = Time::from_us(20'000), decode_per_request = Time::from_us(100);
+    Time per_instance = Time::zero();
     Time kv = Time::from_us(300);
     std::vector<PrefillShape> prefills;
     std::vector<DecodeShape> decodes;
+    Time prefill_time(std::uint32_t tokens_per_gpu, std::uint32_t instance) const {
+        return prefill_base + Time::from_ps(prefill_per_token.ps() * tokens_per_gpu) +
+               Time::from_ps(per_instance.ps() * instance);
+    }
+    Time decode_time(std::uint32_t requests_per_gpu, std::uint32_t instance) const {
+        return decode_base + Time::from_ps(decode_per_request.ps() * requests_per_gpu) +
+               Time::from_ps(per_instance.ps() * instance);
+    }
     StepTime prefill(PrefillShape s) override {
         prefills.push_back(s);
-        return {prefill_base + Time::from_ps(prefill_per_token.ps() * s.tokens_per_gpu), {}};
+        return {prefill_time(s.tokens_per_gpu, s.instance), {}};
     }
     StepTime decode(DecodeShape s) override {
         decodes.push_back(s);
-        return {decode_base + Time::from_ps(decode_per_request.ps() * s.requests_per_gpu), {}};
+        return {decode_time(s.requests_per_gpu, s.instance), {}};
     }
     Time kv_transfer(std::uint64_t) override { return kv; }
 };
@@ -105,6 +117,27 @@ TEST_CASE("requests are conserved and Little's law holds over a drained run", "[
     for (const StepRecord& st : out.steps) yielded += st.tokens;
     CHECK(out.output_tokens == asked);
     CHECK(yielded == asked);
+}
+
+TEST_CASE("each step takes the time of the instance that runs it", "[serving]") {
+    LinearSteps steps;
+    steps.per_instance = Time::from_us(1'000);  // instance i: i ms slower
+    ServingDeployment d = small();
+    d.prefill.instances = 3;
+    d.decode.instances = 3;
+    KvLengthDistribution prompt, output;
+    prompt.kind = output.kind = KvLengthKind::Uniform;
+    prompt.min_tokens = 100, prompt.max_tokens = 3000;
+    output.min_tokens = 1, output.max_tokens = 50;
+    const ServingOutcome out =
+        simulate_serving(d, poisson_requests(60, 5, prompt, output, 3), steps, 3);
+    std::set<std::pair<bool, std::uint32_t>> stepped;
+    for (const StepRecord& st : out.steps) {
+        CHECK(st.duration == (st.prefill ? steps.prefill_time(st.shape, st.instance)
+                                         : steps.decode_time(st.shape, st.instance)));
+        stepped.insert({st.prefill, st.instance});
+    }
+    CHECK(stepped.size() == 6);  // every instance of both kinds stepped
 }
 
 TEST_CASE(

@@ -7,8 +7,7 @@
 
 namespace clustersim {
 
-MoeStepMetrics moe_step_metrics(const MoeRunSpec& spec, const MoeRun& run,
-                                std::span<const Message> specs,
+MoeStepMetrics moe_step_metrics(const MoeRunSpec& spec, const MoeRun& run, const Workload& workload,
                                 std::span<const MessageState> messages,
                                 std::span<const ComputeState> computes, std::uint32_t gpus_per_node,
                                 std::uint32_t use_layers, const MoeStepMetrics* pace) {
@@ -24,6 +23,8 @@ MoeStepMetrics moe_step_metrics(const MoeRunSpec& spec, const MoeRun& run,
     // (decode with MTP) the MTP modules.
     const std::uint32_t main_passes = training ? 2 * layers : layers;
     const std::uint32_t passes = main_passes + drafts;
+    const std::span<const Message> specs = workload.messages;
+    const std::uint32_t groups = spec.groups;
     auto pass_of = [&](const MoeAllToAllRange& a) {
         return a.backward ? main_passes - 1 - a.layer : a.layer;
     };
@@ -41,6 +42,8 @@ MoeStepMetrics moe_step_metrics(const MoeRunSpec& spec, const MoeRun& run,
     };
     double dispatch = 0, combine = 0, main_all_to_alls = 0;
     std::vector<Time> pass_end(passes, Time::zero());
+    // And each EP group's: [group x passes + pass].
+    std::vector<Time> group_end(std::size_t{groups} * passes, Time::zero());
     std::vector<PassTiming> timeline(passes);
     std::vector<std::uint32_t> pass_all_to_alls(passes, 0);
     for (const auto& a : run.all_to_alls) {
@@ -57,13 +60,24 @@ MoeStepMetrics moe_step_metrics(const MoeRunSpec& spec, const MoeRun& run,
             combine += c_us;
             ++main_all_to_alls;
         }
+        Time& in_group = group_end[std::size_t{a.group} * passes + pass_of(a)];
         for (std::uint32_t i = a.combine_first; i < a.combine_last; ++i)
-            if (messages[i].finished != Time::never())
+            if (messages[i].finished != Time::never()) {
                 pass_end[pass_of(a)] = std::max(pass_end[pass_of(a)], messages[i].finished);
+                in_group = std::max(in_group, messages[i].finished);
+            }
     }
     // The last pass also ends with its last compute task (experts with nothing to send back).
-    for (const auto& c : computes)
-        if (c.finished != Time::never()) pass_end.back() = std::max(pass_end.back(), c.finished);
+    for (std::size_t i = 0; i < computes.size(); ++i) {
+        const Time f = computes[i].finished;
+        if (f == Time::never()) continue;
+        pass_end.back() = std::max(pass_end.back(), f);
+        const std::uint32_t g = gpu_group(spec, workload.computes[i].gpu);
+        if (g < groups) {
+            Time& last = group_end[std::size_t{g} * passes + passes - 1];
+            last = std::max(last, f);
+        }
+    }
     // Expert compute per GPU: the mean per all-to-all of the main layers (backward ones count
     // double) and of the MTP modules; run.expert is in pass order.
     const std::size_t per_pass = std::size_t{micro_batches} * spec.groups * ep_size;
@@ -77,28 +91,27 @@ MoeStepMetrics moe_step_metrics(const MoeRunSpec& spec, const MoeRun& run,
     const double expert_us = mean_us(run.expert.begin(), main_end);
     const double mtp_expert_us = mean_us(main_end, run.expert.end());
     // Attention per rank: the mean, the slowest micro-batch, and the slowest rank's sum over a
-    // step's micro-batches (every layer's all-to-all waits for it).
+    // step's micro-batches (every layer's all-to-all waits for it), of groups [g0, g1).
     const double attention_us = mean_us(run.attention.begin(), run.attention.end());
-    double attention_max_us = 0, slowest_rank_us = 0;
-    for (std::uint32_t grp = 0; grp < spec.groups; ++grp)
-        for (std::uint32_t r = 0; r < ep_size; ++r) {
-            double sum = 0;
-            for (std::uint32_t mb = 0; mb < micro_batches; ++mb) {
-                const double t = run.attention[run.rank_index(grp, mb, r)].us();
-                attention_max_us = std::max(attention_max_us, t);
-                sum += t;
-            }
-            slowest_rank_us = std::max(slowest_rank_us, sum);
-        }
-    // Steady state of a run of `count` passes from `first` (after `before`): the mean interval
-    // between the ends of its later half -- its first layers still fill the pipeline and, in
-    // five stages, settle the micro-batches' offset -- or with one pass that pass's whole time.
-    // Never below the busiest GPU's compute per layer (its attention and experts over every
-    // micro-batch, the mean over those passes): overlapping micro-batches can end a layer
-    // early, but no GPU computes faster than its tasks take.
-    auto floor_us = [&](std::uint32_t first, std::uint32_t count) {
+    double attention_max_us = 0;
+    for (const Time& t : run.attention) attention_max_us = std::max(attention_max_us, t.us());
+    auto slowest_rank_us = [&](std::uint32_t g0, std::uint32_t g1) {
         double worst = 0;
-        for (std::uint32_t grp = 0; grp < spec.groups; ++grp)
+        for (std::uint32_t grp = g0; grp < g1; ++grp)
+            for (std::uint32_t r = 0; r < ep_size; ++r) {
+                double sum = 0;
+                for (std::uint32_t mb = 0; mb < micro_batches; ++mb)
+                    sum += run.attention[run.rank_index(grp, mb, r)].us();
+                worst = std::max(worst, sum);
+            }
+        return worst;
+    };
+    // The busiest GPU of groups [g0, g1): its compute per layer (attention and experts over
+    // every micro-batch), the mean over passes [first, first + count).
+    auto floor_us = [&](std::uint32_t first, std::uint32_t count, std::uint32_t g0,
+                        std::uint32_t g1) {
+        double worst = 0;
+        for (std::uint32_t grp = g0; grp < g1; ++grp)
             for (std::uint32_t r = 0; r < ep_size; ++r) {
                 double sum = 0;
                 for (std::uint32_t p = first; p < first + count; ++p)
@@ -115,40 +128,77 @@ MoeStepMetrics moe_step_metrics(const MoeRunSpec& spec, const MoeRun& run,
             }
         return worst;
     };
-    auto steady_us = [&](std::uint32_t first, std::uint32_t count, Time before) {
-        const std::uint32_t half = (count - 1) / 2;
-        const double t = count >= 2 ? (pass_end[first + count - 1] - pass_end[first + half]).us() /
-                                          (count - 1 - half)
-                                    : (pass_end[first] - before).us();
-        return std::max(t, floor_us(first, count));
+    // The step of groups [g0, g1) from their pass ends.
+    struct Step {
+        double step_ms = 0, forward_us = 0, backward_us = 0, mtp_layer_us = 0;
     };
-    // A step runs its layers from a standing start (the next step's first layer waits for
-    // this one's sampling): the simulated passes as they ran, fill included, then the rest of
-    // the layers at the steady state (the degraded one's, after a transient).
-    const double rest = static_cast<double>(m.moe_layers() - used);
-    const double forward_us = pace ? pace->forward_layer_us : steady_us(0, used, Time::zero());
-    const double backward_us = !training ? 0
-                               : pace    ? pace->backward_layer_us
-                                         : steady_us(layers, layers, pass_end[layers - 1]);
-    const double per_layer_us = forward_us + backward_us;
-    const double moe_us =
-        pass_end[used - 1].us() + rest * forward_us +
-        (training ? (pass_end[main_passes - 1] - pass_end[layers - 1]).us() + rest * backward_us
-                  : 0.0);
-    const double passes_per_dense = training ? 3.0 : 1.0;  // forward + twice that backward
-    const double dense_us = static_cast<double>(m.dense_layers) * passes_per_dense *
-                            (slowest_rank_us + micro_batches * run.dense_ffn.us());
+    const double mb = micro_batches;
     // Decode, once per step: the embedding before the first layer, and the MTP modules as
     // simulated after the last (each from the end of what precedes it, its head included),
     // then the last head and sampling, as compute that nothing overlaps.
-    const double mb = micro_batches;
-    const double mtp_layer_us =
-        drafts > 0 ? (pass_end[passes - 1] - pass_end[main_passes - 1]).us() : 0.0;
     const double tail_us = !decode       ? 0.0
                            : drafts == 0 ? mb * (run.lm_head + run.sampling).us()
                                          : mb * (run.mtp_head + run.mtp_sampling).us();
     const double edges_us = decode ? mb * run.embedding.us() + tail_us : 0.0;
-    const double step_ms = (moe_us + dense_us + mtp_layer_us + edges_us) / 1000.0;
+    const double passes_per_dense = training ? 3.0 : 1.0;  // forward + twice that backward
+    const double rest = static_cast<double>(m.moe_layers() - used);
+    auto step_of = [&](std::span<const Time> ends, std::uint32_t g0, std::uint32_t g1,
+                       const double* pace_forward_us, const double* pace_backward_us) {
+        // Steady state of a run of `count` passes from `first` (after `before`): the mean
+        // interval between the ends of its later half -- its first layers still fill the
+        // pipeline and, in five stages, settle the micro-batches' offset -- or with one pass
+        // that pass's whole time. Never below the busiest GPU's compute per layer (its
+        // attention and experts over every micro-batch, the mean over those passes):
+        // overlapping micro-batches can end a layer early, but no GPU computes faster than its
+        // tasks take.
+        auto steady_us = [&](std::uint32_t first, std::uint32_t count, Time before) {
+            const std::uint32_t half = (count - 1) / 2;
+            const double t = count >= 2 ? (ends[first + count - 1] - ends[first + half]).us() /
+                                              (count - 1 - half)
+                                        : (ends[first] - before).us();
+            return std::max(t, floor_us(first, count, g0, g1));
+        };
+        // A step runs its layers from a standing start (the next step's first layer waits for
+        // this one's sampling): the simulated passes as they ran, fill included, then the rest
+        // of the layers at the steady state (the degraded one's, after a transient).
+        Step st;
+        st.forward_us = pace_forward_us ? *pace_forward_us : steady_us(0, used, Time::zero());
+        st.backward_us = !training          ? 0
+                         : pace_backward_us ? *pace_backward_us
+                                            : steady_us(layers, layers, ends[layers - 1]);
+        const double moe_us =
+            ends[used - 1].us() + rest * st.forward_us +
+            (training ? (ends[main_passes - 1] - ends[layers - 1]).us() + rest * st.backward_us
+                      : 0.0);
+        const double dense_us = static_cast<double>(m.dense_layers) * passes_per_dense *
+                                (slowest_rank_us(g0, g1) + micro_batches * run.dense_ffn.us());
+        st.mtp_layer_us = drafts > 0 ? (ends[passes - 1] - ends[main_passes - 1]).us() : 0.0;
+        st.step_ms = (moe_us + dense_us + st.mtp_layer_us + edges_us) / 1000.0;
+        return st;
+    };
+    auto paced = [](const std::vector<double>& by_group, const double& all, std::uint32_t g) {
+        return g < by_group.size() ? &by_group[g] : &all;
+    };
+    const Step whole = step_of(pass_end, 0, groups, pace ? &pace->forward_layer_us : nullptr,
+                               pace && training ? &pace->backward_layer_us : nullptr);
+    const double step_ms = whole.step_ms;
+    const double forward_us = whole.forward_us, backward_us = whole.backward_us;
+    const double per_layer_us = forward_us + backward_us;
+    const double mtp_layer_us = whole.mtp_layer_us;
+    // Each group as if alone in its own timing (its traffic still met the others' in the
+    // fabric): a serving instance's step.
+    std::vector<double> group_step_ms(groups), group_forward_us(groups), group_backward_us(groups);
+    for (std::uint32_t g = 0; g < groups; ++g) {
+        const std::span<const Time> ends(group_end.data() + std::size_t{g} * passes, passes);
+        const Step one = step_of(
+            ends, g, g + 1,
+            pace ? paced(pace->group_forward_layer_us, pace->forward_layer_us, g) : nullptr,
+            pace && training ? paced(pace->group_backward_layer_us, pace->backward_layer_us, g)
+                             : nullptr);
+        group_step_ms[g] = one.step_ms;
+        group_forward_us[g] = one.forward_us;
+        group_backward_us[g] = one.backward_us;
+    }
     // Compute per GPU per step: every layer's, the heads', the MTP modules' (MoE included).
     const double mtp_us =
         drafts > 0 ? drafts * (mean_us(run.mtp_before_moe.begin(), run.mtp_before_moe.end()) +
@@ -206,6 +256,9 @@ MoeStepMetrics moe_step_metrics(const MoeRunSpec& spec, const MoeRun& run,
     d.mtp_us = mtp_us;
     d.mtp_layer_us = mtp_layer_us;
     d.simulated_layers = used;
+    d.group_step_ms = std::move(group_step_ms);
+    d.group_forward_layer_us = std::move(group_forward_us);
+    d.group_backward_layer_us = std::move(group_backward_us);
     for (std::uint32_t i = 0; i < passes; ++i) {
         timeline[i].end_us = pass_end[i].us();
         timeline[i].time_us = (pass_end[i] - (i == 0 ? Time::zero() : pass_end[i - 1])).us();

@@ -36,17 +36,20 @@ struct MoeStepMetrics {
     double attention_us = 0, attention_max_us = 0, router_us = 0, expert_us = 0;
     double embedding_us = 0, lm_head_us = 0, sampling_us = 0, mtp_us = 0, mtp_layer_us = 0;
     std::uint32_t simulated_layers = 0;
+    // Each EP group's step, formed as step_ms from its own messages and compute (its traffic
+    // met the other groups' in the fabric): a serving instance's step, not the slowest's.
+    std::vector<double> group_step_ms, group_forward_layer_us, group_backward_layer_us;
     std::vector<PassTiming> passes;  // every simulated pass, in simulated order
     std::string extrapolation;       // how step_ms was formed, in words
 };
 
-/// `messages` and `computes` are the finished run's states, indexed as `run.workload`'s.
+/// `messages` and `computes` are the finished run's states, indexed as `workload`'s (the run's
+/// workload as simulated).
 /// `use_layers` (0: all) extrapolates from the first that many simulated layers only, as a run
 /// of fewer would (the settling of workload.simulated_layers: auto compares them). `pace`, when
 /// given, is the degraded steady state's step (a fault's transient inside the simulated
 /// layers): the layers not simulated run at its per-layer time, not at this run's own.
-MoeStepMetrics moe_step_metrics(const MoeRunSpec& spec, const MoeRun& run,
-                                std::span<const Message> specs,
+MoeStepMetrics moe_step_metrics(const MoeRunSpec& spec, const MoeRun& run, const Workload& workload,
                                 std::span<const MessageState> messages,
                                 std::span<const ComputeState> computes, std::uint32_t gpus_per_node,
                                 std::uint32_t use_layers = 0, const MoeStepMetrics* pace = nullptr);

@@ -7,6 +7,7 @@
 // (one computes while the other communicates). Dispatch and combine follow the seeded gating of
 // each (layer, micro-batch); in low-latency mode each (token, expert) is its own write, as DeepEP
 // does, so per-message costs show.
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <string_view>
@@ -90,6 +91,18 @@ inline std::uint32_t group_gpu(const MoeRunSpec& spec, std::uint32_t group, std:
     if (spec.groups_per_pod == 0) return spec.first_gpu + group * ep + rank;
     return spec.first_gpu + group / spec.groups_per_pod * spec.pod_stride_gpus +
            group % spec.groups_per_pod * ep + rank;
+}
+
+/// The EP group GPU `gpu` is a rank of; spec.groups when it is in none.
+inline std::uint32_t gpu_group(const MoeRunSpec& spec, std::uint32_t gpu) {
+    const std::uint32_t ep = spec.placement.ep_size, none = spec.groups;
+    if (gpu < spec.first_gpu || ep == 0) return none;
+    const std::uint32_t at = gpu - spec.first_gpu;
+    if (spec.spread) return at / spec.groups < ep ? at % spec.groups : none;
+    if (spec.groups_per_pod == 0 || spec.pod_stride_gpus == 0) return std::min(at / ep, none);
+    const std::uint32_t in_pod = at % spec.pod_stride_gpus;
+    if (in_pod >= spec.groups_per_pod * ep) return none;
+    return std::min(at / spec.pod_stride_gpus * spec.groups_per_pod + in_pod / ep, none);
 }
 
 /// Where each simulated all-to-all's messages and compute tasks are, for the report.

@@ -244,7 +244,7 @@ class Run {
         const PrefillShape shape{
             static_cast<std::uint32_t>((total + in.ep_size - 1) / in.ep_size),
             static_cast<std::uint32_t>(weighted / static_cast<double>(total) + 0.5),
-            colocated() ? 0 : kv_in_flight(in, sending_), step_faults(in, i, true)};
+            colocated() ? 0 : kv_in_flight(in, sending_), step_faults(in, i, true), i};
         const StepTime took = steps_.prefill(shape);
         begin_step(in, i, true, static_cast<std::uint32_t>(total), shape.tokens_per_gpu,
                    shape.kv_bytes, shape.faults, took);
@@ -416,7 +416,7 @@ class Run {
         const std::uint32_t slots = in.ep_size * d_.micro_batches;
         const DecodeShape shape{
             (n + slots - 1) / slots, static_cast<std::uint32_t>((context + n / 2) / n),
-            colocated() ? 0 : kv_in_flight(in, receiving_), step_faults(in, i, false)};
+            colocated() ? 0 : kv_in_flight(in, receiving_), step_faults(in, i, false), i};
         const StepTime took = steps_.decode(shape);
         begin_step(in, i, false, n, shape.requests_per_gpu, shape.kv_bytes, shape.faults, took);
     }

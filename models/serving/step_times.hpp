@@ -1,6 +1,6 @@
 #pragma once
 // What a serving run asks of the step model: how long one prefill or decode step of a given
-// shape takes on its instance (KV caches in flight through its busiest NIC included), and how
+// shape takes on that instance (KV caches in flight through its busiest NIC included), and how
 // long one KV cache's transfer takes over the fabric.
 // The serving simulator calls it once per step (not per packet), so an interface is cheap;
 // tools/scenario/serving_steps answers it with packet-level runs, cached by shape.
@@ -26,6 +26,7 @@ struct PrefillShape {
     // KV caches still to leave the instance's busiest NIC over the fabric as the step starts.
     std::uint64_t kv_bytes = 0;
     StepFaults faults;
+    std::uint32_t instance = 0;  // which of the prefill instances (colocated: of all) steps
     auto operator<=>(const PrefillShape&) const = default;
 };
 
@@ -35,6 +36,7 @@ struct DecodeShape {
     // KV caches still to reach the instance's busiest NIC over the fabric as the step starts.
     std::uint64_t kv_bytes = 0;
     StepFaults faults;
+    std::uint32_t instance = 0;  // which of the decode instances steps
     auto operator<=>(const DecodeShape&) const = default;
 };
 

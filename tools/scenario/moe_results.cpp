@@ -148,7 +148,7 @@ namespace clustersim {
 
 nlohmann::ordered_json moe_step_json(const Scenario& s, const MoeRun& run, const Workload& w,
                                      const SimulationResult& r, const MoeStepMetrics* pace) {
-    return moe_step_section(moe_step_metrics(run.spec, run, w.messages, r.messages, r.computes,
+    return moe_step_section(moe_step_metrics(run.spec, run, w, r.messages, r.computes,
                                              s.cluster.gpus_per_node, 0, pace),
                             run.spec.phase, run.simulated_layers);
 }
@@ -185,6 +185,8 @@ nlohmann::ordered_json moe_step_section(const MoeStepMetrics& m, MoePhase phase,
         d["mtp_layer_us"] = m.mtp_layer_us;
     }
     d["simulated_layers"] = m.simulated_layers;
+    // Each EP group's own step (a serving instance's); step_ms is the groups' together.
+    d["group_step_ms"] = m.group_step_ms;
     d["extrapolation"] = m.extrapolation;
     // The simulated passes as they ran: a fault inside the window shows here (the stalled
     // layer, then the recovered ones).

@@ -379,6 +379,7 @@ ServingRunOutcome execute_serving(const Scenario& s, const ServingInput& in,
             shape["dispatch_us"] = r.dispatch_us;
             shape["combine_us"] = r.combine_us;
             if (r.kv_bytes > 0) shape["kv_stream_gbps"] = r.kv_stream_gbps;
+            if (r.completed) shape["instance_ms"] = r.instance_ms;
         }
         shapes.push_back(std::move(shape));
     }
@@ -390,12 +391,14 @@ ServingRunOutcome execute_serving(const Scenario& s, const ServingInput& in,
     v["timeline"] = serving_timeline_json(s, requests, out);
     v["simplifications"] =
         "each kind of instance steps alone on the deployment's fabric, placed from its first "
-        "GPU (all instances of the kind stepping together); a step's shape is its requests (or "
+        "GPU (all instances of the kind stepping together, each taking its own EP group's time "
+        "from that run); a step's shape is its requests (or "
         "prompt tokens) per GPU and their mean context, each GPU holding the same; KV "
         "transfers over the fabric take a lone transfer's packet-level time, queued first come "
         "first served at each GPU's NIC; a step with KV bytes in flight through its busiest "
         "NIC as it starts is slowed by what a KV stream through one NIC for the whole step "
-        "adds (simulated), times the fraction of the step those bytes take alone; transfers "
+        "adds to that NIC's instance (simulated), times the fraction of the step those bytes take "
+        "alone; transfers "
         "that start during a step do not slow it, nor does the expert traffic slow them" +
         std::string(s.faults.empty()
                         ? ""

@@ -19,6 +19,12 @@ constexpr std::uint64_t kContextA = 1024, kContextB = 8192;
 // A fault an instance meets for the first time hits its step's first packets: 1 ns in, so the
 // step run shows the transient (a fault at 0 is one long reacted to).
 constexpr double kTransientAtUs = 0.001;
+
+// Instance i's time in a step run: its EP group's (a transfer's, or a run that did not
+// complete, has none: the run's).
+double instance_time_ms(const StepSimulation& r, std::uint32_t instance) {
+    return instance < r.instance_ms.size() ? r.instance_ms[instance] : r.time_ms;
+}
 }  // namespace
 
 std::pair<std::uint64_t, std::uint64_t> half_octave_bracket(std::uint64_t x) {
@@ -148,6 +154,7 @@ StepSimulation PacketStepTimes::run_step(What what, std::uint64_t per_gpu, std::
                      context,
                      kv_bytes,
                      m["step_ms"].get<double>(),
+                     m["group_step_ms"].get<std::vector<double>>(),
                      o.result.end_time.us(),
                      m["dispatch_us"].get<double>(),
                      m["combine_us"].get<double>(),
@@ -158,13 +165,19 @@ StepSimulation PacketStepTimes::run_step(What what, std::uint64_t per_gpu, std::
         const MessageState& kv = o.result.messages.back();
         r.kv_stream_gbps = static_cast<double>(kv_bytes) * 8 / (kv.finished - kv.first_sent).ns();
     }
-    if (progress_)
+    if (progress_) {
+        const auto [fastest, slowest] =
+            std::minmax_element(r.instance_ms.begin(), r.instance_ms.end());
         fmt::print(
-            stderr, "clustersim: serving: {} step, {} per GPU, context {}{}{}: {:.3f} ms\n",
+            stderr, "clustersim: serving: {} step, {} per GPU, context {}{}{}: {:.3f} ms{}\n",
             phase_name(phase), per_gpu, context,
             kv_bytes > 0 ? fmt::format(", beside {} KV bytes", kv_bytes) : "",
             faults.present != 0 ? fmt::format(", {} faults", std::popcount(faults.present)) : "",
-            r.time_ms);
+            r.time_ms,
+            r.instance_ms.size() > 1
+                ? fmt::format(" (instances {:.3f} to {:.3f})", *fastest, *slowest)
+                : "");
+    }
     return r;
 }
 
@@ -253,11 +266,11 @@ double PacketStepTimes::grid_transfer_ms(std::uint64_t bytes) {
 }
 
 double PacketStepTimes::interpolated_ms(What what, std::uint64_t size, std::uint64_t context,
-                                        StepFaults f, bool& completed) {
+                                        std::uint32_t instance, StepFaults f, bool& completed) {
     auto at = [&](std::uint64_t sz, std::uint64_t ctx) {
         const StepSimulation& r = simulated(what, sz, ctx, false, f);
         completed = completed && r.completed;
-        return r.time_ms;
+        return instance_time_ms(r, instance);
     };
     // Uncached, and a step meeting a fault for the first time (its instance's alone): exact.
     if (!s_.serving.step_cache || f.transient != 0) return at(size, context);
@@ -277,12 +290,13 @@ double PacketStepTimes::interpolated_ms(What what, std::uint64_t size, std::uint
 double PacketStepTimes::kv_delta_ms(What what, std::uint64_t size, std::uint64_t context,
                                     StepFaults f) {
     f.transient = 0;  // the KV stream's effect in the faults' steady state
-    // (By value: a new run may move the runs already held.)
+    // On the instance whose NIC the stream passes through, the first (by value: a new run may
+    // move the runs already held).
     auto delta = [&](std::uint64_t sz, std::uint64_t ctx) {
         const StepSimulation alone = simulated(what, sz, ctx, false, f);
         if (!alone.completed) return 0.0;
         const StepSimulation with = simulated(what, sz, ctx, true, f);
-        return with.completed ? with.time_ms - alone.time_ms : 0.0;
+        return with.completed ? instance_time_ms(with, 0) - instance_time_ms(alone, 0) : 0.0;
     };
     if (!s_.serving.step_cache) return delta(size, context);
     // Cached: at the first reference context only (the contention is the network's; the
@@ -292,10 +306,10 @@ double PacketStepTimes::kv_delta_ms(What what, std::uint64_t size, std::uint64_t
 }
 
 StepTime PacketStepTimes::step(What what, std::uint64_t size, std::uint64_t context,
-                               std::uint64_t kv_bytes, StepFaults faults) {
+                               std::uint32_t instance, std::uint64_t kv_bytes, StepFaults faults) {
     const std::size_t before = runs_.size();
     bool completed = true;
-    const double alone_ms = interpolated_ms(what, size, context, faults, completed);
+    const double alone_ms = interpolated_ms(what, size, context, instance, faults, completed);
     if (!completed) {
         if (runs_.size() == before) ++hits_;
         return StepTime{Time::zero(), Time::zero(), true};
@@ -317,19 +331,19 @@ StepTime PacketStepTimes::step(What what, std::uint64_t size, std::uint64_t cont
 }
 
 StepTime PacketStepTimes::prefill(PrefillShape shape) {
-    return step(What::Prefill, shape.tokens_per_gpu, shape.prompt_tokens, shape.kv_bytes,
-                shape.faults);
+    return step(What::Prefill, shape.tokens_per_gpu, shape.prompt_tokens, shape.instance,
+                shape.kv_bytes, shape.faults);
 }
 
 StepTime PacketStepTimes::decode(DecodeShape shape) {
-    return step(What::Decode, shape.requests_per_gpu, shape.context_tokens, shape.kv_bytes,
-                shape.faults);
+    return step(What::Decode, shape.requests_per_gpu, shape.context_tokens, shape.instance,
+                shape.kv_bytes, shape.faults);
 }
 
 Time PacketStepTimes::kv_transfer(std::uint64_t bytes) {
     const std::size_t before = runs_.size();
     bool completed = true;
-    const double ms = interpolated_ms(What::Transfer, bytes, 0, StepFaults{}, completed);
+    const double ms = interpolated_ms(What::Transfer, bytes, 0, 0, StepFaults{}, completed);
     if (runs_.size() == before) ++hits_;
     return Time::from_us(ms * 1e3);
 }

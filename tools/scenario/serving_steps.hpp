@@ -7,10 +7,13 @@
 // tokens; a step is interpolated between sizes and taken on the line through the references in
 // context (a transfer between byte sizes), each grid point simulated once and reused; off, every
 // distinct shape is simulated (the check of the interpolation, docs/serving.md).
+// A step of a shape runs every instance of its kind at once (their traffic meets in the fabric);
+// each instance takes its own EP group's time from that run, not the slowest group's.
 // Steps run on the whole deployment's fabric. KV transfers over it share NICs with a step's
-// expert traffic: the step is also run with a KV cache streaming through one of its GPUs' NICs
-// from its start to past its end, and a step whose busiest NIC has KV bytes in flight is slowed
-// by that difference times the fraction of the step the transfer lasts (alone).
+// expert traffic: the step is also run with a KV cache streaming through the first instance's
+// first NIC from its start to past its end, and a step whose busiest NIC has KV bytes in flight
+// is slowed by that instance's difference times the fraction of the step the transfer lasts
+// (alone).
 // Faults present as a step starts (serving_faults.hpp says which each kind's steps take) are
 // part of its shape: in their steady state (every reaction in place, as a fault present from a
 // run's start), or, the first time its instance meets one, with the fault from the step's first
@@ -59,12 +62,12 @@ class PacketStepTimes final : public StepTimes {
     using Key = std::tuple<What, std::uint64_t, std::uint64_t, bool, std::uint64_t, std::uint64_t>;
     const StepSimulation& simulated(What what, std::uint64_t size, std::uint64_t context,
                                     bool with_kv, StepFaults faults = {});
-    double interpolated_ms(What what, std::uint64_t size, std::uint64_t context, StepFaults f,
-                           bool& completed);
+    double interpolated_ms(What what, std::uint64_t size, std::uint64_t context,
+                           std::uint32_t instance, StepFaults f, bool& completed);
     double grid_transfer_ms(std::uint64_t bytes);  // between the half-octave grid's sizes
     double kv_delta_ms(What what, std::uint64_t size, std::uint64_t context, StepFaults f);
-    StepTime step(What what, std::uint64_t size, std::uint64_t context, std::uint64_t kv_bytes,
-                  StepFaults faults);
+    StepTime step(What what, std::uint64_t size, std::uint64_t context, std::uint32_t instance,
+                  std::uint64_t kv_bytes, StepFaults faults);
     StepSimulation run_step(What what, std::uint64_t per_gpu, std::uint64_t context,
                             std::uint64_t kv_bytes, StepFaults faults);
     StepSimulation run_transfer(std::uint64_t bytes);

@@ -27,7 +27,7 @@ RunOutcome settle(const Scenario& s, PreparedRun& prepared, bool progress) {
         const MoeRun& run = *prepared.moe;
         const std::uint32_t layers = run.simulated_layers;
         auto step_with = [&](std::uint32_t use) {
-            return moe_step_metrics(run.spec, run, prepared.workload.messages, o.result.messages,
+            return moe_step_metrics(run.spec, run, prepared.workload, o.result.messages,
                                     o.result.computes, s.cluster.gpus_per_node, use)
                 .step_ms;
         };

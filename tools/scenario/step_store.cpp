@@ -18,7 +18,7 @@
 namespace clustersim {
 namespace {
 
-constexpr std::string_view kFormat = "clustersim step store 1";
+constexpr std::string_view kFormat = "clustersim step store 2";
 
 // A file's bytes, digested (empty when it cannot be read).
 std::string file_digest(const std::string& path) {
@@ -81,6 +81,7 @@ Json run_json(const StepSimulation& r) {
             {"context", r.context},
             {"kv_bytes", r.kv_bytes},
             {"time_ms", r.time_ms},
+            {"instance_ms", r.instance_ms},
             {"window_us", r.window_us},
             {"dispatch_us", r.dispatch_us},
             {"combine_us", r.combine_us},
@@ -98,6 +99,7 @@ StepSimulation run_of(const Json& j) {
     r.context = j.at("context").get<std::uint64_t>();
     r.kv_bytes = j.at("kv_bytes").get<std::uint64_t>();
     r.time_ms = j.at("time_ms").get<double>();
+    r.instance_ms = j.at("instance_ms").get<std::vector<double>>();
     r.window_us = j.at("window_us").get<double>();
     r.dispatch_us = j.at("dispatch_us").get<double>();
     r.combine_us = j.at("combine_us").get<double>();
