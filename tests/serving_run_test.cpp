@@ -275,6 +275,9 @@ TEST_CASE("bad serving input is one located line and exit 2", "[serving][input][
                               "simulated_layers: 2, "
                               "tokens_per_gpu: 8"),
                          "workload.tokens_per_gpu", "set by serving");
+    expect_serving_error("spread",
+                         with("simulated_layers: 2", "simulated_layers: 2, ep_placement: spread"),
+                         "workload.ep_placement", "consecutive GPUs");
     expect_serving_error("ep", with("decode: {ep_size: 16}", "decode: {ep_size: 7}"),
                          "serving.deployment.decode.ep_size", "");
     expect_serving_error(

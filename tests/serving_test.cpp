@@ -53,6 +53,16 @@ ServingDeployment small(DeploymentKind kind = DeploymentKind::Disaggregated) {
     return d;
 }
 
+// Poisson arrivals with prompts of 100 to 3,000 tokens and outputs of 1 to `max_output`.
+std::vector<ServingRequest> uniform_requests(double rate_per_s, double duration_s,
+                                             std::uint32_t max_output, std::uint64_t seed) {
+    KvLengthDistribution prompt, output;
+    prompt.kind = output.kind = KvLengthKind::Uniform;
+    prompt.min_tokens = 100, prompt.max_tokens = 3000;
+    output.min_tokens = 1, output.max_tokens = max_output;
+    return poisson_requests(rate_per_s, duration_s, prompt, output, seed);
+}
+
 ServingRequest at_ms(double ms, std::uint32_t prompt, std::uint32_t output) {
     return ServingRequest{Time::from_us(ms * 1e3), prompt, output};
 }
@@ -95,11 +105,7 @@ TEST_CASE("requests are conserved and Little's law holds over a drained run", "[
     ServingDeployment d = small();
     d.prefill.instances = 2;
     d.decode.instances = 2;
-    KvLengthDistribution prompt, output;
-    prompt.kind = output.kind = KvLengthKind::Uniform;
-    prompt.min_tokens = 100, prompt.max_tokens = 3000;
-    output.min_tokens = 1, output.max_tokens = 200;
-    const std::vector<ServingRequest> reqs = poisson_requests(40, 20, prompt, output, 7);
+    const std::vector<ServingRequest> reqs = uniform_requests(40, 20, 200, 7);
     REQUIRE(reqs.size() > 600);
     const ServingOutcome out = simulate_serving(d, reqs, steps, 7);
     double in_system_s = 0;
@@ -125,12 +131,7 @@ TEST_CASE("each step takes the time of the instance that runs it", "[serving]") 
     ServingDeployment d = small();
     d.prefill.instances = 3;
     d.decode.instances = 3;
-    KvLengthDistribution prompt, output;
-    prompt.kind = output.kind = KvLengthKind::Uniform;
-    prompt.min_tokens = 100, prompt.max_tokens = 3000;
-    output.min_tokens = 1, output.max_tokens = 50;
-    const ServingOutcome out =
-        simulate_serving(d, poisson_requests(60, 5, prompt, output, 3), steps, 3);
+    const ServingOutcome out = simulate_serving(d, uniform_requests(60, 5, 50, 3), steps, 3);
     std::set<std::pair<bool, std::uint32_t>> stepped;
     for (const StepRecord& st : out.steps) {
         CHECK(st.duration == (st.prefill ? steps.prefill_time(st.shape, st.instance)

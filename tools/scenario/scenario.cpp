@@ -469,6 +469,12 @@ class Filler {
                 throw s.error_at(k,
                                  "is set by serving for each step (expected it left out "
                                  "with a serving: section; docs/serving.md)");
+        // Each instance is one EP group on consecutive GPUs, as the deployment lays them out:
+        // its faults and its step time are its group's.
+        if (text_or("workload.ep_placement", "packed") == "spread")
+            throw s.error_at("workload.ep_placement",
+                             "spread: a serving deployment puts each instance on consecutive "
+                             "GPUs (expected packed, or left out, with a serving: section)");
         // A serving run is many packet runs: their bounds and probes are not its own.
         for (const char* k :
              {"sim.max_time_us", "sim.max_events", "sim.sample_us", "sim.fingerprint"})
