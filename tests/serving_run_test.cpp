@@ -412,6 +412,14 @@ TEST_CASE(
                 monotone = false;
     CHECK(j["monotone"] == monotone);
     CHECK(j["probes"].size() >= 3);
+    // On two threads, the same search.
+    const auto threads = run_cli("serve-search " + small_file("search-threads") +
+                                 " --json --attainment 0.8 --precision 0.1 --threads 2");
+    INFO(threads.err);
+    REQUIRE(threads.exit_code == 0);
+    const nlohmann::json jt = nlohmann::json::parse(threads.out)["serve_search"];
+    CHECK(jt["probes"] == j["probes"]);
+    CHECK(jt["at_rate"] == j["at_rate"]);
     // The shared cache holds the same grid points a run of its own simulates.
     const nlohmann::json alone = run_serving(
         "search-rate", kServing, fmt::format("--set serving.arrival.rate_per_s={}", rate));

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "tools/clustersim/commands.hpp"
 #include "tools/scenario/output_files.hpp"
@@ -20,13 +21,15 @@ struct ServeSearchCliOptions {
     ServeSearchOptions search;
     std::vector<std::string> splits;  // P:D, prefill and decode instances
     std::string out_dir;
-    std::string step_store;  // keep step runs here across runs
+    std::string step_store;                // keep step runs here across runs
+    std::optional<std::uint32_t> threads;  // overrides sim.threads
     bool quiet = false;
 };
 
 Scenario load_with_store(const ServeSearchCliOptions& o, const ScenarioOptions& with) {
     Scenario s = load(with);
     s.serving.step_store = o.step_store;
+    if (o.threads) s.sim.threads = *o.threads;
     return s;
 }
 
@@ -134,6 +137,10 @@ Subcommand add_serve_search(CLI::App& app) {
                     "takes the most requests/s per million dollars")
         ->check(split_text);
     sub->add_option("--out", o->out_dir, "write results.json here")->check(non_empty_path);
+    sub->add_option("--threads", o->threads,
+                    "threads that simulate each step run's partitions together (results "
+                    "identical to one thread's; as sim.threads)")
+        ->check(CLI::Range(1u, 1024u));
     sub->add_option("--step-store", o->step_store,
                     "keep each packet-level step run in this folder and read it back in later "
                     "searches instead of simulating it again")
