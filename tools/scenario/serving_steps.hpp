@@ -8,7 +8,7 @@
 // context (a transfer between byte sizes), each grid point simulated once and reused; off, every
 // distinct shape is simulated (the check of the interpolation, docs/serving.md).
 // A step of a shape runs every instance of its kind at once (their traffic meets in the fabric);
-// each instance takes its own EP group's time from that run, not the slowest group's.
+// each instance takes its own EP group's time from that run, not the run's step.
 // Steps run on the whole deployment's fabric. KV transfers over it share NICs with a step's
 // expert traffic: the step is also run with a KV cache streaming through the first instance's
 // first NIC from its start to past its end, and a step whose busiest NIC has KV bytes in flight

@@ -15,7 +15,7 @@ struct StepSimulation {
     std::uint64_t size = 0;      // tokens per GPU, requests per GPU per micro-batch, or bytes
     std::uint64_t context = 0;   // mean prompt or context tokens (0 for a transfer)
     std::uint64_t kv_bytes = 0;  // a step's: the KV cache streamed through a GPU's NIC beside it
-    double time_ms = 0;          // a step's: every instance of its kind stepping at once, all done
+    double time_ms = 0;          // a step's: the run's (every instance's pass ends together)
     // A step's: each instance's own (its EP group's in that run; step_times.hpp), by index.
     std::vector<double> instance_ms;
     double window_us = 0;    // what was simulated of it (a step: its first layers)
