@@ -297,6 +297,37 @@ TEST_CASE("bad serving input is one located line and exit 2", "[serving][input][
                          on_pods("deployment: {kind: disaggregated, prefill: {instances: 2, "
                                  "ep_size: 16}, decode: {instances: 3, ep_size: 8}}"),
                          "serving.deployment.decode.instances", "a multiple of 2");
+    // A deployment that fills half of each pod: its pods are not the fabric's.
+    std::string half = on_pods(
+        "deployment: {kind: disaggregated, prefill: {instances: 2, ep_size: 8}, decode: "
+        "{instances: 2, ep_size: 8}}");
+    half.replace(half.find("pods: 2}"), 8, "pods: 2, endpoints: 64}");
+    expect_serving_error("pod-size", half, "topology.endpoints",
+                         "the fabric's pods hold 32 GPUs, the deployment's 16");
+}
+
+TEST_CASE("a fabric larger than the deployment is built and priced whole, its spare GPUs idle",
+          "[serving][system][long]") {
+    // The small deployment's 32 GPUs on a multi-plane fat tree of 64: eight nodes bought, four
+    // serving. Its planes' leaves hold all 64 NICs, so the steps cross the same switches.
+    const nlohmann::json a = run_serving("fabric-own", kServing);
+    const nlohmann::json b = run_serving("fabric-larger", with("topology: {kind: mpft}",
+                                                               "topology: {kind: mpft, "
+                                                               "endpoints: 64}"));
+    const auto& x = a["serving"];
+    const auto& y = b["serving"];
+    CHECK(x["gpus"] == 32);
+    CHECK(y["gpus"] == 32);
+    // Four more servers, and the fabric's NICs' cables: the whole pod's price.
+    const double servers = a["resolved_scenario"]["cost"]["server_usd"].get<double>();
+    CHECK(y["cost_usd"]["cluster"].get<double>() - y["cost_usd"]["fabric"].get<double>() ==
+          Approx(x["cost_usd"]["cluster"].get<double>() - x["cost_usd"]["fabric"].get<double>() +
+                 4 * servers));
+    CHECK(y["cost_usd"]["fabric"].get<double>() > x["cost_usd"]["fabric"].get<double>());
+    CHECK(y["goodput_rps_per_musd"].get<double>() < x["goodput_rps_per_musd"].get<double>());
+    // Idle NICs carry nothing: the same requests take the same times.
+    CHECK(y["ttft_ms"] == x["ttft_ms"]);
+    CHECK(y["tpot_ms"] == x["tpot_ms"]);
 }
 
 TEST_CASE(

@@ -132,6 +132,11 @@ std::uint32_t nics_of_gpus(const Scenario& s, std::uint32_t gpus) {
     return (gpus + per - 1) / per * s.cluster.nics_per_node;
 }
 
+std::uint32_t serving_fabric_nics(const Scenario& s) {
+    return s.topology.endpoints_set ? s.topology.endpoints
+                                    : nics_of_gpus(s, s.serving.deployment.gpus());
+}
+
 FabricPlan plan_fabric(const Scenario& s, std::uint32_t trace_gpus) {
     FabricPlan f{build_topology(s, nics_for_trace(s, trace_gpus), true)};
     const Inventory& inv = f.fabric.inventory;

@@ -62,6 +62,10 @@ struct FabricPlan {
 FabricPlan plan_fabric(const Scenario& s, std::uint32_t trace_gpus);
 /// The NICs of the nodes that hold `gpus` GPUs (what topology.endpoints counts).
 std::uint32_t nics_of_gpus(const Scenario& s, std::uint32_t gpus);
+/// The NICs a serving run's fabric attaches: topology.endpoints as set (GPUs beside the
+/// deployment's idle, but built and priced: a pod bought bigger than what it serves), else the
+/// deployment's nodes'.
+std::uint32_t serving_fabric_nics(const Scenario& s);
 SimulatedFabric build_simulated_fabric(const Scenario& s, std::uint32_t trace_gpus);
 /// Whether some switch of the scenario's fabric has more than one next hop toward some
 /// destination: all a routing policy can choose among (none: every policy routes alike).

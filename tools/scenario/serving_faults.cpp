@@ -76,7 +76,7 @@ ServingFaults serving_faults(const Scenario& s) {
     // a target that names nothing is a located error before any step runs.
     Scenario fabric_faults = s;
     fabric_faults.serving.set = false;
-    fabric_faults.topology.endpoints = nics_of_gpus(s, d.gpus());
+    fabric_faults.topology.endpoints = serving_fabric_nics(s);
     fabric_faults.topology.endpoints_set = true;
     fabric_faults.faults.clear();
     for (std::uint32_t k = 0; k < s.faults.size(); ++k) {

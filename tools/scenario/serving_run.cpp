@@ -29,28 +29,32 @@ namespace {
 // for the instances), blamed on the deployment key that sets it.
 void check_step(const Scenario& s, MoePhase phase, const std::string& key) {
     const Scenario t = PacketStepTimes::step_scenario(s, phase, 1, 1);
+    const ServingDeployment& d = s.serving.deployment;
+    std::uint64_t fabric_pod = 0;
     try {
         const FabricPlan plan = plan_fabric(t, 0);
-        const ServingDeployment& d = s.serving.deployment;
         if (plan.endpoints < d.gpus())
             throw t.error_at("topology.endpoints",
                              fmt::format("the fabric holds {} GPUs (expected at least {})",
                                          plan.endpoints, d.gpus()));
-        // The fabric's pods are the deployment's (both from whole nodes of its GPUs).
-        if (const std::uint64_t fabric_pod = pod_gpus(t, plan.fabric);
-            fabric_pod > 0 && fabric_pod != d.pod_gpus())
-            throw s.error_at("topology.pods",
-                             fmt::format("the fabric's pods hold {} GPUs, the deployment's {} "
-                                         "(expected instances that fill whole nodes of every "
-                                         "pod alike)",
-                                         fabric_pod, d.pod_gpus()));
-        validate_moe_step(t, static_cast<std::uint32_t>(plan.endpoints));
-        check_groups_in_pods(t, plan.fabric);
+        fabric_pod = pod_gpus(t, plan.fabric);
+        if (fabric_pod == 0 || fabric_pod == d.pod_gpus()) {
+            validate_moe_step(t, static_cast<std::uint32_t>(plan.endpoints));
+            check_groups_in_pods(t, plan.fabric);
+        }
     } catch (const InputError& e) {
         if (e.key().rfind("serving", 0) == 0) throw;
         throw s.error_at(key, fmt::format("{} (as {})", e.what(),
                                           e.key().empty() ? std::string("the step") : e.key()));
     }
+    // The fabric's pods are the deployment's: each pod holds its share of the instances and
+    // nothing beside them (a pod's spare GPUs are not built).
+    if (fabric_pod > 0 && fabric_pod != d.pod_gpus())
+        throw s.error_at(s.topology.endpoints_set ? "topology.endpoints" : "topology.pods",
+                         fmt::format("the fabric's pods hold {} GPUs, the deployment's {} "
+                                     "(expected instances that fill every pod alike, to its "
+                                     "last node)",
+                                     fabric_pod, d.pod_gpus()));
 }
 
 Json stats_json(std::vector<double> v) {
@@ -95,7 +99,7 @@ ServingInput prepare_serving(const Scenario& s) {
     // is per.
     ServingInput in;
     Scenario whole = s;
-    whole.topology.endpoints = nics_of_gpus(s, d.gpus());
+    whole.topology.endpoints = serving_fabric_nics(s);
     whole.topology.endpoints_set = true;
     try {
         const FabricPlan plan = plan_fabric(whole, 0);

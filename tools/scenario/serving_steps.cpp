@@ -97,7 +97,7 @@ Scenario PacketStepTimes::step_scenario(const Scenario& s, MoePhase phase, std::
         w.groups_per_pod = dis_prefill ? d.prefill_per_pod() : d.decode_per_pod();
         w.pod_stride_gpus = d.pod_gpus();
     }
-    t.topology.endpoints = nics_of_gpus(s, d.gpus());
+    t.topology.endpoints = serving_fabric_nics(s);
     t.topology.endpoints_set = true;
     t.sim.replicates = 1;
     return t;
@@ -185,7 +185,7 @@ StepSimulation PacketStepTimes::run_transfer(std::uint64_t bytes) {
     const ServingDeployment& d = s_.serving.deployment;
     Scenario t = s_;
     t.serving.set = false;
-    t.topology.endpoints = nics_of_gpus(s_, d.gpus());
+    t.topology.endpoints = serving_fabric_nics(s_);
     t.topology.endpoints_set = true;
     if (!fabric_) fabric_ = std::make_unique<SimulatedFabric>(build_simulated_fabric(t, d.gpus()));
     // From the first prefill GPU to the first decode GPU (of its pod): another node, as every
