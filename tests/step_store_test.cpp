@@ -150,6 +150,27 @@ TEST_CASE("a step store's digest leaves out the keys no step reads, and nothing 
         CHECK_FALSE(outside_step_runs(k));
 }
 
+TEST_CASE("a step store's binary digest blanks the commit's name and nothing else", "[serving]") {
+    const std::string a =
+        "code\x01\x02 0123456789abcdef0123456789abcdef01234567 more code "
+        "0123456789abcdef0123456789abcdef01234567\x7f";
+    std::string b = a;
+    for (auto at = b.find("0123"); at != std::string::npos; at = b.find("0123", at + 40))
+        b.replace(at, 40, "fedcba9876543210fedcba9876543210fedcba98");
+    REQUIRE(b != a);
+    // The same program built at another commit: both copies of the name differ, and blank.
+    CHECK(program_digest(a, "0123456789abcdef0123456789abcdef01234567") ==
+          program_digest(b, "fedcba9876543210fedcba9876543210fedcba98"));
+    // A changed byte elsewhere is another program; a name left unblanked is too.
+    std::string c = a;
+    c[4] = '\x03';
+    CHECK(program_digest(c, "0123456789abcdef0123456789abcdef01234567") !=
+          program_digest(a, "0123456789abcdef0123456789abcdef01234567"));
+    CHECK(program_digest(a, "") != program_digest(b, ""));
+    CHECK(program_digest(a, "0123456789abcdef0123456789abcdef01234567-dirty") !=
+          program_digest(b, "fedcba9876543210fedcba9876543210fedcba98-dirty"));
+}
+
 TEST_CASE(
     "a sweep keeps its serving points' step runs under its output folder: a point that "
     "differs in its requests reads them, and the sweep run again reruns none",

@@ -35,14 +35,17 @@ std::string file_digest(const std::string& path) {
     return total == 0 ? std::string() : fmt::format("{:016x} {} bytes", d.value(), total);
 }
 
-// The running binary's bytes: a rebuild that changes any model changes every key (the commit
-// alone does not, with uncommitted changes). Where it cannot be read, the build's identity.
+// The running binary's bytes but its commit's name: a rebuild that changes any model changes
+// every key, one that changes only the commit (docs, tests) none. Where it cannot be read, the
+// build's identity.
 const std::string& binary_digest() {
     static const std::string digest = [] {
-        const std::string bytes = file_digest("/proc/self/exe");
         const BuildInfo& b = build_info();
+        std::ifstream in("/proc/self/exe", std::ios::binary);
+        const std::string bytes{std::istreambuf_iterator<char>(in),
+                                std::istreambuf_iterator<char>()};
         return bytes.empty() ? fmt::format("build {} {} {}", b.version, b.commit, b.build)
-                             : "binary " + bytes;
+                             : "binary " + program_digest(bytes, b.commit);
     }();
     return digest;
 }
@@ -112,6 +115,16 @@ StepSimulation run_of(const Json& j) {
 }
 
 }  // namespace
+
+std::string program_digest(std::string bytes, std::string_view commit) {
+    if (!commit.empty())
+        for (auto at = bytes.find(commit); at != std::string::npos;
+             at = bytes.find(commit, at + commit.size()))
+            bytes.replace(at, commit.size(), commit.size(), '\0');
+    Digest d;
+    d.bytes(bytes);
+    return fmt::format("{:016x} {} bytes", d.value(), bytes.size());
+}
 
 bool outside_step_runs(std::string_view path) {
     for (const std::string_view p :

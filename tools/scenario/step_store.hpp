@@ -2,10 +2,11 @@
 // Packet-level step runs kept on disk across serving runs (`--step-store DIR`): a later run, a
 // serve-search probe at another rate or a sweep resumed in another session reads a step it
 // has run before instead of simulating it again. A run is found by a digest of all it depends
-// on: the clustersim binary itself, every resolved key but those no step reads (the request
-// timeline's: arrivals, lengths, SLO, duration), the seed, the bytes of an expert-load file,
-// and the step (kind, size, context, KV stream, faults). One small JSON file per run, written
-// whole or not at all. Not for runs spread over MPI ranks (each rank would look on its own).
+// on: the clustersim binary itself (all but the name of its commit), every resolved key but
+// those no step reads (the request timeline's: arrivals, lengths, SLO, duration), the seed, the
+// bytes of an expert-load file, and the step (kind, size, context, KV stream, faults). One small
+// JSON file per run, written whole or not at all. Not for runs spread over MPI ranks (each rank
+// would look on its own).
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -48,6 +49,10 @@ class StepStore {
 /// sim.replicates (a step runs one seed), `seed` (the seed the run uses is digested itself:
 /// --seed and a sweep's seeds set it after loading) and the prices (`cost`).
 bool outside_step_runs(std::string_view path);
+
+/// A program's bytes digested with every copy of its commit's name blanked: two builds of one
+/// source at different commits (docs or tests changed) digest alike.
+std::string program_digest(std::string bytes, std::string_view commit);
 
 /// Creates `dir` for a store (an InputError naming `option` if it cannot).
 void prepare_step_store(const std::string& dir, const std::string& option = "--step-store");
