@@ -57,11 +57,14 @@ Scenario small_scenario(const std::string& name) {
     return load_scenario(small_file(name), {});
 }
 
-std::string with(const std::string& from, const std::string& to) {
-    std::string y = kServing;
+std::string with_key(std::string y, const std::string& from, const std::string& to) {
     const auto at = y.find(from);
     REQUIRE(at != std::string::npos);
     return y.replace(at, from.size(), to);
+}
+
+std::string with(const std::string& from, const std::string& to) {
+    return with_key(kServing, from, to);
 }
 
 // The small deployment's kinds on two dual-plane pods of 32 GPUs, `deployment` in place of its
@@ -260,6 +263,35 @@ TEST_CASE(
     CHECK(steps.simulations().size() == 2);
 }
 
+TEST_CASE(
+    "on pods an instance of another pod takes its first-pod counterpart's time, by its place "
+    "among its pod's instances",
+    "[serving][system]") {
+    // Two dual-plane pods of 32 GPUs, each with two EP8 prefill instances (0, 1 in the first
+    // pod; 2, 3 in the second) and one EP16 decode instance.
+    const auto dir = temp_dir("serving-pod-counterparts");
+    write_text(dir / "s.yaml", on_pods("deployment: {kind: disaggregated, prefill: {instances: "
+                                       "4, ep_size: 8}, decode: {instances: 2, ep_size: 16}}"));
+    Scenario s = load_scenario((dir / "s.yaml").string(), {});
+    s.serving.step_cache = false;  // one run per shape
+    REQUIRE(first_pod_steps(s));
+    PacketStepTimes steps(s, false);
+    std::vector<double> ms;
+    for (std::uint32_t i = 0; i < 4; ++i)
+        ms.push_back(steps.prefill({96, 1024, 0, {}, i}).total.ms());
+    REQUIRE(steps.simulations().size() == 1);
+    const StepSimulation& r = steps.simulations().back();
+    REQUIRE(r.instance_ms.size() == 2);  // the first pod's two
+    CHECK(ms[0] == Approx(r.instance_ms[0]).epsilon(1e-9));
+    CHECK(ms[1] == Approx(r.instance_ms[1]).epsilon(1e-9));
+    CHECK(ms[2] == Approx(r.instance_ms[0]).epsilon(1e-9));
+    CHECK(ms[3] == Approx(r.instance_ms[1]).epsilon(1e-9));
+    CHECK(ms[0] != ms[1]);
+    // The decode instance of the second pod: the first pod's one.
+    CHECK(steps.decode({2, 1024, 0, {}, 1}).total == steps.decode({2, 1024, 0, {}, 0}).total);
+    CHECK(steps.simulations().back().instance_ms.size() == 1);
+}
+
 TEST_CASE("bad serving input is one located line and exit 2", "[serving][input][system]") {
     expect_serving_error("rate", with("rate_per_s: 30", "rate_per_s: -3"),
                          "serving.arrival.rate_per_s", "expected");
@@ -304,6 +336,16 @@ TEST_CASE("bad serving input is one located line and exit 2", "[serving][input][
     half.replace(half.find("pods: 2}"), 8, "pods: 2, endpoints: 64}");
     expect_serving_error("pod-size", half, "topology.endpoints",
                          "the fabric's pods hold 32 GPUs, the deployment's 16");
+    // step_pods chooses only between pods, and not with faults.
+    expect_serving_error("step-pods-one-pod", with("  slo:", "  step_pods: all\n  slo:"),
+                         "serving.step_pods", "one pod");
+    expect_serving_error(
+        "step-pods-faults",
+        with_key(on_pods("deployment: {kind: disaggregated, prefill: {instances: 2, ep_size: "
+                         "16}, decode: {instances: 2, ep_size: 16}}"),
+                 "  slo:", "  step_pods: first\n  slo:") +
+            "faults:\n  - {kind: gpu_slow, target: {gpu: 20}, factor: 2, at_us: 1000}\n",
+        "serving.step_pods", "with faults");
 }
 
 TEST_CASE("a fabric larger than the deployment is built and priced whole, its spare GPUs idle",
@@ -358,6 +400,63 @@ TEST_CASE(
         used.insert(field);
     }
     CHECK(used == std::set<std::string>{"0", "1"});
+}
+
+TEST_CASE(
+    "on pods a step simulates the first pod alone: its instances' times as beside the others, "
+    "at half the packets, and the run within 3 % of every pod stepping",
+    "[serving][system][long]") {
+    const std::string two = on_pods(
+        "deployment: {kind: disaggregated, prefill: {instances: 2, ep_size: 16}, decode: "
+        "{instances: 2, ep_size: 16}}");
+    const nlohmann::json first = run_serving("pods-first", two);
+    const nlohmann::json all =
+        run_serving("pods-all", with_key(two, "  slo:", "  step_pods: all\n  slo:"));
+    const auto& f = first["serving"];
+    const auto& a = all["serving"];
+    CHECK(f["step_pods"] == "first");
+    CHECK(a["step_pods"] == "all");
+    // The same shapes (a KV stream's bytes follow the step's window: alone or beside one):
+    // the first pod's one instance of each kind, or both pods'.
+    auto shape_key = [](const nlohmann::json& s) {
+        return fmt::format("{} {} {}{}", s["what"].get<std::string>(), s["size"].get<int>(),
+                           s["context"].get<int>(),
+                           s["kv_bytes"].get<std::uint64_t>() > 0 ? " beside KV" : "");
+    };
+    std::map<std::string, nlohmann::json> by_shape;
+    for (const auto& s : a["step_shapes"])
+        if (s["what"] != "kv_transfer") by_shape[shape_key(s)] = s;
+    std::size_t compared = 0;
+    for (const auto& s : f["step_shapes"]) {
+        if (s["what"] == "kv_transfer") continue;
+        const auto key = shape_key(s);
+        const auto it = by_shape.find(key);
+        if (it == by_shape.end()) continue;
+        const nlohmann::json& b = it->second;
+        INFO(key);
+        REQUIRE(s["instance_ms"].size() == 1);
+        REQUIRE(b["instance_ms"].size() == 2);
+        // Pods share no cable: the first pod's instance steps as it did beside the other. A
+        // KV stream lasts twice the run's window, which the other pod's ends lengthen in all:
+        // a longer stream, a slightly different step.
+        const bool kv = s["kv_bytes"].get<std::uint64_t>() > 0;
+        CHECK(s["instance_ms"][0].get<double>() ==
+              Approx(b["instance_ms"][0].get<double>()).epsilon(kv ? 0.01 : 0.005));
+        // Half the packets (the first pod's of two), the stream's aside.
+        if (!kv) {
+            const double ratio = s["events"].get<double>() / b["events"].get<double>();
+            CHECK(ratio > 0.45);
+            CHECK(ratio < 0.55);
+            ++compared;
+        }
+    }
+    CHECK(compared >= 4);
+    for (const char* k : {"ttft_ms", "tpot_ms"})
+        for (const char* q : {"p50", "p99"}) {
+            INFO(k << " " << q);
+            CHECK(f[k][q].get<double>() == Approx(a[k][q].get<double>()).epsilon(0.03));
+        }
+    CHECK(f["requests"]["finished"] == a["requests"]["finished"]);
 }
 
 TEST_CASE("step sizes are simulated on a grid of half octaves", "[serving]") {

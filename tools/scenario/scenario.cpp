@@ -620,6 +620,7 @@ class Filler {
         v.tpot_ms = number_or("serving.slo.tpot_ms", 0);
         v.e2e_ms = number_or("serving.slo.e2e_ms", 0);
         v.step_cache = text_or("serving.step_cache", "true") == "true";
+        v.step_first_pod = text_or("serving.step_pods", "first") == "first";
         v.timeline_s = number_or("serving.timeline_s", 1);
     }
 

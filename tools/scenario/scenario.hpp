@@ -157,6 +157,9 @@ struct Scenario {
         ServingDeployment deployment;
         double ttft_ms = 0, tpot_ms = 0, e2e_ms = 0;  // e2e_ms 0: no end-to-end target
         bool step_cache = true;
+        // Pods with nothing between them: a step simulates the first pod's instances alone
+        // (each other pod's take their counterparts' times), or every pod's at once.
+        bool step_first_pod = true;
         double timeline_s = 1;  // results' timeline: the windows' width
         // --step-store: the folder keeping step runs across runs (step_store.hpp); an
         // execution setting, kept out of `resolved` (results do not depend on it).

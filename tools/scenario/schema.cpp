@@ -321,6 +321,7 @@ static std::vector<KeySpec> core_keys() {
         number("serving.slo.tpot_ms", 1e-6, 1e9, "(required)", "time per output token after the first a request must meet"),
         number("serving.slo.e2e_ms", 1e-6, 1e12, "none", "end-to-end latency a request must also meet"),
         number("serving.timeline_s", 1e-3, 1e6, "1", "the width of results' serving.timeline windows: TTFT, TPOT and requests over time (docs/serving.md)"),
+        choice("serving.step_pods", {"first", "all"}, {}, "first", "pods with nothing between them (topology.pods above 1, no faults): a step simulates the first pod's instances alone, each other pod's instance taking its counterpart's time, or all pods at once (docs/serving.md)"),
         boolean("serving.step_cache", "true", "reuse a step's time for every step of the same bucketed shape (docs/serving.md); false simulates each distinct exact shape"),
         section("availability"),
         integer("availability.days", 2, 1e7, "1000", "periods sampled (seeded), each with its own failures: the expected throughput is their mean, with its standard error (docs/availability.md)"),

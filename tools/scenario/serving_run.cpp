@@ -29,27 +29,40 @@ namespace {
 // for the instances), blamed on the deployment key that sets it.
 void check_step(const Scenario& s, MoePhase phase, const std::string& key) {
     const Scenario t = PacketStepTimes::step_scenario(s, phase, 1, 1);
-    const ServingDeployment& d = s.serving.deployment;
-    std::uint64_t fabric_pod = 0;
     try {
         const FabricPlan plan = plan_fabric(t, 0);
-        if (plan.endpoints < d.gpus())
-            throw t.error_at("topology.endpoints",
-                             fmt::format("the fabric holds {} GPUs (expected at least {})",
-                                         plan.endpoints, d.gpus()));
-        fabric_pod = pod_gpus(t, plan.fabric);
-        if (fabric_pod == 0 || fabric_pod == d.pod_gpus()) {
-            validate_moe_step(t, static_cast<std::uint32_t>(plan.endpoints));
-            check_groups_in_pods(t, plan.fabric);
-        }
+        validate_moe_step(t, static_cast<std::uint32_t>(plan.endpoints));
+        check_groups_in_pods(t, plan.fabric);
     } catch (const InputError& e) {
         if (e.key().rfind("serving", 0) == 0) throw;
         throw s.error_at(key, fmt::format("{} (as {})", e.what(),
                                           e.key().empty() ? std::string("the step") : e.key()));
     }
-    // The fabric's pods are the deployment's: each pod holds its share of the instances and
-    // nothing beside them (a pod's spare GPUs are not built).
-    if (fabric_pod > 0 && fabric_pod != d.pod_gpus())
+}
+
+// The fabric's pods are the deployment's: each pod holds its share of the instances and
+// nothing beside them (a pod's spare GPUs are not built). And serving.step_pods chooses only
+// where there are pods and no faults.
+void check_pods(const Scenario& s) {
+    const ServingDeployment& d = s.serving.deployment;
+    if (s.positions.count("serving.step_pods") && (d.pods == 1 || !s.faults.empty()))
+        throw s.error_at("serving.step_pods",
+                         d.pods == 1 ? "one pod: nothing to choose (expected topology.pods above "
+                                       "1, or no step_pods)"
+                                     : "with faults every pod steps, a fault's own and the "
+                                       "others (expected no step_pods, or no faults)");
+    if (d.pods == 1) return;
+    Scenario whole = s;
+    whole.serving.set = false;
+    whole.topology.endpoints = serving_fabric_nics(s);
+    whole.topology.endpoints_set = true;
+    std::uint64_t fabric_pod = 0;
+    try {
+        fabric_pod = pod_gpus(whole, plan_fabric(whole, 0).fabric);
+    } catch (const InputError&) {
+        return;  // the fabric's own error comes with the price's check
+    }
+    if (fabric_pod != d.pod_gpus())
         throw s.error_at(s.topology.endpoints_set ? "topology.endpoints" : "topology.pods",
                          fmt::format("the fabric's pods hold {} GPUs, the deployment's {} "
                                      "(expected instances that fill every pod alike, to its "
@@ -92,6 +105,7 @@ ServingInput prepare_serving(const Scenario& s) {
                         "(expected at least {} s)",
                         s.serving.timeline_s, s.serving.duration_s, s.serving.duration_s / 10000));
     (void)serving_faults(s);  // their input errors before anything runs
+    check_pods(s);
     check_step(s, MoePhase::Decode, "serving.deployment.decode.ep_size");
     if (d.kind == DeploymentKind::Disaggregated)
         check_step(s, MoePhase::Prefill, "serving.deployment.prefill.ep_size");
@@ -390,6 +404,7 @@ ServingRunOutcome execute_serving(const Scenario& s, const ServingInput& in,
     v["step_simulations"] = o.simulations.size();
     v["step_cache_hits"] = o.cache_hits;
     v["step_cache"] = s.serving.step_cache;
+    if (d.pods > 1) v["step_pods"] = first_pod_steps(s) ? "first" : "all";
     v["step_shapes"] = shapes;
     if (!s.faults.empty()) v["faults"] = serving_faults_json(s, steps.faults(), out);
     v["timeline"] = serving_timeline_json(s, requests, out);
@@ -414,6 +429,11 @@ ServingRunOutcome execute_serving(const Scenario& s, const ServingInput& in,
                           "time") +
         std::string(s.serving.step_cache
                         ? "; step times between grid shapes (half octaves) interpolated"
+                        : "") +
+        std::string(first_pod_steps(s)
+                        ? "; a step simulates the first pod's instances alone (pods share no "
+                          "cable), each other pod's instance taking its counterpart's time, "
+                          "gating draw included"
                         : "");
 
     Json j;

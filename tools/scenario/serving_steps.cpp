@@ -25,7 +25,21 @@ constexpr double kTransientAtUs = 0.001;
 double instance_time_ms(const StepSimulation& r, std::uint32_t instance) {
     return instance < r.instance_ms.size() ? r.instance_ms[instance] : r.time_ms;
 }
+
+// `t` on the serving run's fabric, or on its first pod alone where steps simulate only that.
+void one_pod_fabric(const Scenario& s, Scenario& t) {
+    t.topology.endpoints = serving_fabric_nics(s);
+    t.topology.endpoints_set = true;
+    if (first_pod_steps(s)) {
+        t.topology.endpoints /= s.serving.deployment.pods;
+        t.topology.pods = 1;
+    }
+}
 }  // namespace
+
+bool first_pod_steps(const Scenario& s) {
+    return s.serving.deployment.pods > 1 && s.serving.step_first_pod && s.faults.empty();
+}
 
 std::pair<std::uint64_t, std::uint64_t> half_octave_bracket(std::uint64_t x) {
     // 1, 2, then 2^k -> 1.5 x 2^k -> 2^(k+1).
@@ -94,11 +108,15 @@ Scenario PacketStepTimes::step_scenario(const Scenario& s, MoePhase phase, std::
     if (d.pods > 1) {  // always where the deployment puts them: in every pod, beside the other
         const bool dis_prefill = prefill && d.kind == DeploymentKind::Disaggregated;
         w.first_gpu = dis_prefill ? 0 : d.decode_first_gpu(0);
-        w.groups_per_pod = dis_prefill ? d.prefill_per_pod() : d.decode_per_pod();
-        w.pod_stride_gpus = d.pod_gpus();
+        const std::uint32_t per_pod = dis_prefill ? d.prefill_per_pod() : d.decode_per_pod();
+        if (first_pod_steps(s)) {
+            w.ep_groups = per_pod;
+        } else {
+            w.groups_per_pod = per_pod;
+            w.pod_stride_gpus = d.pod_gpus();
+        }
     }
-    t.topology.endpoints = serving_fabric_nics(s);
-    t.topology.endpoints_set = true;
+    one_pod_fabric(s, t);
     t.sim.replicates = 1;
     return t;
 }
@@ -118,8 +136,8 @@ StepSimulation PacketStepTimes::run_step(What what, std::uint64_t per_gpu, std::
             t.workload.ep_size *
             (t.workload.groups_per_pod > 0 ? t.workload.groups_per_pod : t.workload.ep_groups);
         const std::uint32_t per_node = std::max<std::uint32_t>(1, s_.cluster.gpus_per_node);
-        const std::uint32_t room = t.workload.groups_per_pod > 0 ? t.workload.pod_stride_gpus
-                                                                 : s_.serving.deployment.gpus();
+        const std::uint32_t room = s_.serving.deployment.pods > 1 ? s_.serving.deployment.pod_gpus()
+                                                                  : s_.serving.deployment.gpus();
         std::uint32_t other = (step_gpus + per_node - 1) / per_node * per_node;
         if (other >= room) other = step_gpus;
         if (first > 0) other = 0;
@@ -185,8 +203,7 @@ StepSimulation PacketStepTimes::run_transfer(std::uint64_t bytes) {
     const ServingDeployment& d = s_.serving.deployment;
     Scenario t = s_;
     t.serving.set = false;
-    t.topology.endpoints = serving_fabric_nics(s_);
-    t.topology.endpoints_set = true;
+    one_pod_fabric(s_, t);
     if (!fabric_) fabric_ = std::make_unique<SimulatedFabric>(build_simulated_fabric(t, d.gpus()));
     // From the first prefill GPU to the first decode GPU (of its pod): another node, as every
     // transfer over the fabric.
@@ -265,12 +282,20 @@ double PacketStepTimes::grid_transfer_ms(std::uint64_t bytes) {
                 simulated(What::Transfer, b1, 0, false).time_ms, b0, b1, bytes);
 }
 
+std::uint32_t PacketStepTimes::group_of(What what, std::uint32_t instance) const {
+    if (!first_pod_steps(s_)) return instance;
+    const ServingDeployment& d = s_.serving.deployment;
+    const bool dis_prefill = what == What::Prefill && d.kind == DeploymentKind::Disaggregated;
+    return instance %
+           std::max<std::uint32_t>(1, dis_prefill ? d.prefill_per_pod() : d.decode_per_pod());
+}
+
 double PacketStepTimes::interpolated_ms(What what, std::uint64_t size, std::uint64_t context,
                                         std::uint32_t instance, StepFaults f, bool& completed) {
     auto at = [&](std::uint64_t sz, std::uint64_t ctx) {
         const StepSimulation& r = simulated(what, sz, ctx, false, f);
         completed = completed && r.completed;
-        return instance_time_ms(r, instance);
+        return instance_time_ms(r, group_of(what, instance));
     };
     // Uncached, and a step meeting a fault for the first time (its instance's alone): exact.
     if (!s_.serving.step_cache || f.transient != 0) return at(size, context);

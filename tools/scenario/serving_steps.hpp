@@ -9,7 +9,8 @@
 // distinct shape is simulated (the check of the interpolation, docs/serving.md).
 // A step of a shape runs every instance of its kind at once (their traffic meets in the fabric);
 // each instance takes its own EP group's time from that run, not the run's step.
-// Steps run on the whole deployment's fabric. KV transfers over it share NICs with a step's
+// Steps run on the whole deployment's fabric, or on pods with nothing between them on the
+// first pod's alone (first_pod_steps, below). KV transfers over it share NICs with a step's
 // expert traffic: the step is also run with a KV cache streaming through the first instance's
 // first NIC from its start to past its end, and a step whose busiest NIC has KV bytes in flight
 // is slowed by that instance's difference times the fraction of the step the transfer lasts
@@ -57,6 +58,8 @@ class PacketStepTimes final : public StepTimes {
 
   private:
     enum class What : std::uint8_t { Prefill, Decode, Transfer };
+    // The EP group of a step run that instance `instance` of the kind takes its time from.
+    std::uint32_t group_of(What what, std::uint32_t instance) const;
     // A grid point: with_kv runs a step beside a KV cache streaming through one of its NICs;
     // the faults it runs with (present, transient).
     using Key = std::tuple<What, std::uint64_t, std::uint64_t, bool, std::uint64_t, std::uint64_t>;
@@ -86,5 +89,10 @@ class PacketStepTimes final : public StepTimes {
 /// The half-octave grid points around `x` (1, 2, 3, 4, 6, 8, 12, ...): the largest at or
 /// below it and the smallest at or above it (equal when x is one).
 std::pair<std::uint64_t, std::uint64_t> half_octave_bracket(std::uint64_t x);
+
+/// Whether the run's steps simulate its first pod alone: pods share no cable, so a step there
+/// runs as it would beside the others, and each other pod's instance takes its counterpart's
+/// time (serving.step_pods: first, the default; not with faults, which may be in any pod).
+bool first_pod_steps(const Scenario& s);
 
 }  // namespace clustersim

@@ -49,9 +49,8 @@ void add_steady_state(const Scenario& s, const PreparedRun& prepared, RunOutcome
         return;
     }
     const MoeRun& srun = *p.moe;
-    const MoeStepMetrics pace =
-        moe_step_metrics(srun.spec, srun, p.workload, so.result.messages,
-                         so.result.computes, s.cluster.gpus_per_node);
+    const MoeStepMetrics pace = moe_step_metrics(srun.spec, srun, p.workload, so.result.messages,
+                                                 so.result.computes, s.cluster.gpus_per_node);
     constexpr std::array<std::string_view, 8> kKept = {
         "tpot_ms",    "step_ms",  "tokens_per_s_per_gpu", "tokens_per_s_per_user", "dispatch_us",
         "combine_us", "layer_us", "extrapolation"};
