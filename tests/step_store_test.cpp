@@ -150,25 +150,30 @@ TEST_CASE("a step store's digest leaves out the keys no step reads, and nothing 
         CHECK_FALSE(outside_step_runs(k));
 }
 
-TEST_CASE("a step store's binary digest blanks the commit's name and nothing else", "[serving]") {
-    const std::string a =
-        "code\x01\x02 0123456789abcdef0123456789abcdef01234567 more code "
-        "0123456789abcdef0123456789abcdef01234567\x7f";
-    std::string b = a;
-    for (auto at = b.find("0123"); at != std::string::npos; at = b.find("0123", at + 40))
-        b.replace(at, 40, "fedcba9876543210fedcba9876543210fedcba98");
-    REQUIRE(b != a);
-    // The same program built at another commit: both copies of the name differ, and blank.
-    CHECK(program_digest(a, "0123456789abcdef0123456789abcdef01234567") ==
-          program_digest(b, "fedcba9876543210fedcba9876543210fedcba98"));
-    // A changed byte elsewhere is another program; a name left unblanked is too.
-    std::string c = a;
-    c[4] = '\x03';
-    CHECK(program_digest(c, "0123456789abcdef0123456789abcdef01234567") !=
-          program_digest(a, "0123456789abcdef0123456789abcdef01234567"));
+TEST_CASE("a step store's binary digest blanks the commit's name and the build ID, nothing else",
+          "[serving]") {
+    const std::string_view note{"\x04\0\0\0\x14\0\0\0\x03\0\0\0GNU\0", 16};
+    const std::string c1 = "0123456789abcdef0123456789abcdef01234567";
+    const std::string c2 = "fedcba9876543210fedcba9876543210fedcba98";
+    auto program = [&](const std::string& commit, char id) {
+        return "\x7f"
+               "ELF" +
+               std::string(note) + std::string(20, id) + " code\x01\x02 " + commit + " more code " +
+               commit + "\x7f";
+    };
+    const std::string a = program(c1, 'a'), b = program(c2, 'b');
+    REQUIRE(a.size() == b.size());
+    // The same program built at another commit: both copies of the name and the build ID
+    // differ, and are blanked.
+    CHECK(program_digest(a, c1) == program_digest(b, c2));
+    // A changed byte elsewhere is another program; a name or build ID left is too.
+    std::string changed = a;
+    changed[a.size() - 12] = '\x03';
+    CHECK(program_digest(changed, c1) != program_digest(a, c1));
     CHECK(program_digest(a, "") != program_digest(b, ""));
-    CHECK(program_digest(a, "0123456789abcdef0123456789abcdef01234567-dirty") !=
-          program_digest(b, "fedcba9876543210fedcba9876543210fedcba98-dirty"));
+    CHECK(program_digest(a, c1 + "-dirty") != program_digest(b, c2 + "-dirty"));
+    CHECK(program_digest(a, c1) != program_digest(program(c2, 'a'), c1));
+    CHECK(program_digest(a, c1) == program_digest(program(c1, 'z'), c1));
 }
 
 TEST_CASE(

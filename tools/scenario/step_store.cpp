@@ -117,10 +117,17 @@ StepSimulation run_of(const Json& j) {
 }  // namespace
 
 std::string program_digest(std::string bytes, std::string_view commit) {
-    if (!commit.empty())
-        for (auto at = bytes.find(commit); at != std::string::npos;
-             at = bytes.find(commit, at + commit.size()))
-            bytes.replace(at, commit.size(), commit.size(), '\0');
+    auto blank = [&](std::string_view what, std::size_t skip, std::size_t count) {
+        if (what.empty()) return;
+        for (auto at = bytes.find(what); at != std::string::npos;
+             at = bytes.find(what, at + what.size()))
+            if (at + skip + count <= bytes.size()) bytes.replace(at + skip, count, count, '\0');
+    };
+    blank(commit, 0, commit.size());
+    // The linker's build ID (an ELF note: name size 4, descriptor size 20, type 3, "GNU", then
+    // 20 bytes) is a hash of the rest, the commit's name included.
+    constexpr std::string_view kBuildIdNote{"\x04\0\0\0\x14\0\0\0\x03\0\0\0GNU\0", 16};
+    blank(kBuildIdNote, kBuildIdNote.size(), 20);
     Digest d;
     d.bytes(bytes);
     return fmt::format("{:016x} {} bytes", d.value(), bytes.size());

@@ -50,8 +50,9 @@ class StepStore {
 /// --seed and a sweep's seeds set it after loading) and the prices (`cost`).
 bool outside_step_runs(std::string_view path);
 
-/// A program's bytes digested with every copy of its commit's name blanked: two builds of one
-/// source at different commits (docs or tests changed) digest alike.
+/// A program's bytes digested with every copy of its commit's name and its ELF build ID (a hash
+/// over the rest) blanked: two builds of one source at different commits (docs or tests
+/// changed) digest alike.
 std::string program_digest(std::string bytes, std::string_view commit);
 
 /// Creates `dir` for a store (an InputError naming `option` if it cannot).
