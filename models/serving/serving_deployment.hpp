@@ -62,6 +62,10 @@ struct ServingDeployment {
         return kind == DeploymentKind::Disaggregated ? prefill.instances / pods : 0;
     }
     std::uint32_t decode_per_pod() const { return decode.instances / pods; }
+    /// A kind's instances in each pod (prefill: the disaggregated prefill instances).
+    std::uint32_t per_pod(bool of_prefill) const {
+        return of_prefill ? prefill_per_pod() : decode_per_pod();
+    }
     /// GPUs of one pod's instances: pod q's start at q x pod_gpus().
     std::uint32_t pod_gpus() const {
         return prefill_per_pod() * prefill.ep_size + decode_per_pod() * decode.ep_size;

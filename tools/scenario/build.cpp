@@ -137,6 +137,14 @@ std::uint32_t serving_fabric_nics(const Scenario& s) {
                                     : nics_of_gpus(s, s.serving.deployment.gpus());
 }
 
+Scenario serving_fabric_scenario(const Scenario& s) {
+    Scenario whole = s;
+    whole.serving.set = false;
+    whole.topology.endpoints = serving_fabric_nics(s);
+    whole.topology.endpoints_set = true;
+    return whole;
+}
+
 FabricPlan plan_fabric(const Scenario& s, std::uint32_t trace_gpus) {
     FabricPlan f{build_topology(s, nics_for_trace(s, trace_gpus), true)};
     const Inventory& inv = f.fabric.inventory;

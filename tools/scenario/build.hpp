@@ -66,6 +66,9 @@ std::uint32_t nics_of_gpus(const Scenario& s, std::uint32_t gpus);
 /// deployment's idle, but built and priced: a pod bought bigger than what it serves), else the
 /// deployment's nodes'.
 std::uint32_t serving_fabric_nics(const Scenario& s);
+/// A serving scenario's whole fabric as a scenario of its own (serving unset, endpoints
+/// serving_fabric_nics): what its price, pod check and fault targets are taken on.
+Scenario serving_fabric_scenario(const Scenario& s);
 SimulatedFabric build_simulated_fabric(const Scenario& s, std::uint32_t trace_gpus);
 /// Whether some switch of the scenario's fabric has more than one next hop toward some
 /// destination: all a routing policy can choose among (none: every policy routes alike).

@@ -74,10 +74,7 @@ ServingFaults serving_faults(const Scenario& s) {
     };
     // The fabric's faults, resolved on the whole deployment's fabric as the step runs will:
     // a target that names nothing is a located error before any step runs.
-    Scenario fabric_faults = s;
-    fabric_faults.serving.set = false;
-    fabric_faults.topology.endpoints = serving_fabric_nics(s);
-    fabric_faults.topology.endpoints_set = true;
+    Scenario fabric_faults = serving_fabric_scenario(s);
     fabric_faults.faults.clear();
     for (std::uint32_t k = 0; k < s.faults.size(); ++k) {
         const FaultSpec& spec = s.faults[k];

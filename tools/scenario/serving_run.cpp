@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <optional>
 #include <sstream>
 
 #include "sim/percentiles.hpp"
@@ -42,8 +43,9 @@ void check_step(const Scenario& s, MoePhase phase, const std::string& key) {
 
 // The fabric's pods are the deployment's: each pod holds its share of the instances and
 // nothing beside them (a pod's spare GPUs are not built). And serving.step_pods chooses only
-// where there are pods and no faults.
-void check_pods(const Scenario& s) {
+// where there are pods and no faults. `whole`: the whole fabric's plan, none when it is
+// itself in error (reported with the price's check).
+void check_pods(const Scenario& s, const std::optional<FabricPlan>& whole) {
     const ServingDeployment& d = s.serving.deployment;
     if (s.positions.count("serving.step_pods") && (d.pods == 1 || !s.faults.empty()))
         throw s.error_at("serving.step_pods",
@@ -51,17 +53,8 @@ void check_pods(const Scenario& s) {
                                        "1, or no step_pods)"
                                      : "with faults every pod steps, a fault's own and the "
                                        "others (expected no step_pods, or no faults)");
-    if (d.pods == 1) return;
-    Scenario whole = s;
-    whole.serving.set = false;
-    whole.topology.endpoints = serving_fabric_nics(s);
-    whole.topology.endpoints_set = true;
-    std::uint64_t fabric_pod = 0;
-    try {
-        fabric_pod = pod_gpus(whole, plan_fabric(whole, 0).fabric);
-    } catch (const InputError&) {
-        return;  // the fabric's own error comes with the price's check
-    }
+    if (d.pods == 1 || !whole) return;
+    const std::uint64_t fabric_pod = pod_gpus(serving_fabric_scenario(s), whole->fabric);
     if (fabric_pod != d.pod_gpus())
         throw s.error_at(s.topology.endpoints_set ? "topology.endpoints" : "topology.pods",
                          fmt::format("the fabric's pods hold {} GPUs, the deployment's {} "
@@ -105,26 +98,31 @@ ServingInput prepare_serving(const Scenario& s) {
                         "(expected at least {} s)",
                         s.serving.timeline_s, s.serving.duration_s, s.serving.duration_s / 10000));
     (void)serving_faults(s);  // their input errors before anything runs
-    check_pods(s);
+    // The whole deployment on one fabric, planned once: it must fit, and its price is what
+    // the throughput is per.
+    const Scenario whole = serving_fabric_scenario(s);
+    std::optional<FabricPlan> plan;
+    std::optional<InputError> plan_error;
+    try {
+        plan = plan_fabric(whole, 0);
+    } catch (const InputError& e) {
+        plan_error = e;
+    }
+    check_pods(s, plan);
     check_step(s, MoePhase::Decode, "serving.deployment.decode.ep_size");
     if (d.kind == DeploymentKind::Disaggregated)
         check_step(s, MoePhase::Prefill, "serving.deployment.prefill.ep_size");
-    // The whole deployment on one fabric: it must fit, and its price is what the throughput
-    // is per.
     ServingInput in;
-    Scenario whole = s;
-    whole.topology.endpoints = serving_fabric_nics(s);
-    whole.topology.endpoints_set = true;
     try {
-        const FabricPlan plan = plan_fabric(whole, 0);
-        if (plan.endpoints < d.gpus())
+        if (!plan) throw *plan_error;
+        if (plan->endpoints < d.gpus())
             throw s.error_at("serving.deployment",
                              fmt::format("{} GPUs of instances do not fit the fabric's {} "
                                          "(expected fewer instances, or a larger fabric)",
-                                         d.gpus(), plan.endpoints));
-        in.fabric_usd = topology_cost(whole, plan.fabric).total_usd;
+                                         d.gpus(), plan->endpoints));
+        in.fabric_usd = topology_cost(whole, plan->fabric).total_usd;
         in.cluster =
-            cluster_cost(in.fabric_usd, static_cast<double>(plan.fabric.inventory.endpoints),
+            cluster_cost(in.fabric_usd, static_cast<double>(plan->fabric.inventory.endpoints),
                          s.cluster.nics_per_node, s.cost.server_usd, s.cluster.bare);
     } catch (const InputError& e) {
         if (e.key().rfind("serving", 0) == 0) throw;

@@ -27,7 +27,7 @@ double instance_time_ms(const StepSimulation& r, std::uint32_t instance) {
 }
 
 // `t` on the serving run's fabric, or on its first pod alone where steps simulate only that.
-void one_pod_fabric(const Scenario& s, Scenario& t) {
+void serving_step_fabric(const Scenario& s, Scenario& t) {
     t.topology.endpoints = serving_fabric_nics(s);
     t.topology.endpoints_set = true;
     if (first_pod_steps(s)) {
@@ -108,7 +108,7 @@ Scenario PacketStepTimes::step_scenario(const Scenario& s, MoePhase phase, std::
     if (d.pods > 1) {  // always where the deployment puts them: in every pod, beside the other
         const bool dis_prefill = prefill && d.kind == DeploymentKind::Disaggregated;
         w.first_gpu = dis_prefill ? 0 : d.decode_first_gpu(0);
-        const std::uint32_t per_pod = dis_prefill ? d.prefill_per_pod() : d.decode_per_pod();
+        const std::uint32_t per_pod = d.per_pod(dis_prefill);
         if (first_pod_steps(s)) {
             w.ep_groups = per_pod;
         } else {
@@ -116,7 +116,7 @@ Scenario PacketStepTimes::step_scenario(const Scenario& s, MoePhase phase, std::
             w.pod_stride_gpus = d.pod_gpus();
         }
     }
-    one_pod_fabric(s, t);
+    serving_step_fabric(s, t);
     t.sim.replicates = 1;
     return t;
 }
@@ -203,7 +203,7 @@ StepSimulation PacketStepTimes::run_transfer(std::uint64_t bytes) {
     const ServingDeployment& d = s_.serving.deployment;
     Scenario t = s_;
     t.serving.set = false;
-    one_pod_fabric(s_, t);
+    serving_step_fabric(s_, t);
     if (!fabric_) fabric_ = std::make_unique<SimulatedFabric>(build_simulated_fabric(t, d.gpus()));
     // From the first prefill GPU to the first decode GPU (of its pod): another node, as every
     // transfer over the fabric.
@@ -286,8 +286,7 @@ std::uint32_t PacketStepTimes::group_of(What what, std::uint32_t instance) const
     if (!first_pod_steps(s_)) return instance;
     const ServingDeployment& d = s_.serving.deployment;
     const bool dis_prefill = what == What::Prefill && d.kind == DeploymentKind::Disaggregated;
-    return instance %
-           std::max<std::uint32_t>(1, dis_prefill ? d.prefill_per_pod() : d.decode_per_pod());
+    return instance % std::max<std::uint32_t>(1, d.per_pod(dis_prefill));
 }
 
 double PacketStepTimes::interpolated_ms(What what, std::uint64_t size, std::uint64_t context,
