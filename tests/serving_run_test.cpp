@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <set>
 #include <sstream>
 
@@ -9,7 +10,9 @@
 
 #include "serving_support.hpp"
 #include "support.hpp"
+#include "tools/scenario/build.hpp"
 #include "tools/scenario/replicates.hpp"
+#include "tools/scenario/serving_run.hpp"
 #include "tools/scenario/serving_steps.hpp"
 
 using namespace clustersim;
@@ -915,4 +918,22 @@ TEST_CASE("bad faults in a serving run are one located line and exit 2",
                          "whole nodes");
     expect_serving_error("windows", with("duration_s: 1", "duration_s: 11\n  timeline_s: 0.001"),
                          "serving.timeline_s", "10,000 windows");
+}
+
+TEST_CASE("a serving run prices its fabric as topo does: in-rack cables copper",
+          "[serving][unit]") {
+    // FT2 leaves sit in the racks: the NICs' cables to them are DAC, not AOC. The price must
+    // come from the placed fabric, not the plan's counts (which place nothing).
+    const auto dir = temp_dir("serving-price-racks");
+    write_text(dir / "s.yaml", with("topology: {kind: mpft}", "topology: {kind: ft2}"));
+    const Scenario s = load_scenario((dir / "s.yaml").string(), {});
+    const Scenario whole = serving_fabric_scenario(s);
+    const Topology placed = build_topology(whole, 0);
+    const auto& cables = placed.inventory.cables;
+    REQUIRE(std::any_of(cables.begin(), cables.end(), [](const CableCount& c) {
+        return c.kind == "endpoint-dac" && c.count > 0;
+    }));
+    const double topo_usd = topology_cost(whole, placed).total_usd;
+    CHECK(prepare_serving(s).fabric_usd == Approx(topo_usd));
+    CHECK(topology_cost(whole, build_topology(whole, 0, true)).total_usd > topo_usd);
 }

@@ -120,7 +120,9 @@ ServingInput prepare_serving(const Scenario& s) {
                              fmt::format("{} GPUs of instances do not fit the fabric's {} "
                                          "(expected fewer instances, or a larger fabric)",
                                          d.gpus(), plan->endpoints));
-        in.fabric_usd = topology_cost(whole, plan->fabric).total_usd;
+        // Priced as `topo` prices it: built whole, so in-rack cables are placed (copper), which
+        // the plan's counts skip.
+        in.fabric_usd = topology_cost(whole, build_topology(whole, 0)).total_usd;
         in.cluster =
             cluster_cost(in.fabric_usd, static_cast<double>(plan->fabric.inventory.endpoints),
                          s.cluster.nics_per_node, s.cost.server_usd, s.cluster.bare);
